@@ -1,0 +1,264 @@
+// The upstream HTTP client shared by every service: timeouts on every call, jittered retries only where
+// repeating is safe, Retry-After honoured, client-side rate limits, percent-encoded paths, and errors that carry
+// status, upstream message, retryability and a hint. Secrets never leave through it.
+
+import { type ErrorKind, ToolError } from './errors.js';
+import { log } from './log.js';
+import { type RateLimiter, sleep } from './rateLimiter.js';
+import { redact } from './secrets.js';
+import { buildPath, buildUrl, type QueryValue } from './url.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+export interface UpstreamRequest {
+  method: HttpMethod;
+  /** Path template such as `/issues/{id}/note`. */
+  path: string;
+  params?: Readonly<Record<string, string | number>>;
+  /** Placeholder -> tool parameter name, for error messages. */
+  paramFields?: Readonly<Record<string, string>>;
+  query?: Readonly<Record<string, QueryValue>>;
+  body?: unknown;
+  /** Overrides the method's default: GET/PUT/DELETE are idempotent, POST/PATCH are not. */
+  idempotent?: boolean;
+  signal?: AbortSignal;
+}
+
+export interface UpstreamResponse<T = unknown> {
+  status: number;
+  body: T;
+  headers: Headers;
+}
+
+export interface ParsedUpstreamError {
+  message?: string;
+  code?: string;
+}
+
+export interface UpstreamClientOptions {
+  /** Used in messages: "IssueDesk upstream returned 404". */
+  service: string;
+  baseUrl: string;
+  /** Returns the auth headers, or throws a `missing_secret` ToolError. Called per request. */
+  authHeaders: () => Record<string, string>;
+  /** Reads the upstream's error envelope. */
+  parseError: (status: number, body: unknown) => ParsedUpstreamError;
+  /** Hints per status for this upstream (e.g. where to find ids); falls back to generic ones. */
+  hintFor?: (kind: ErrorKind, status: number, request: UpstreamRequest) => string | undefined;
+  /** Key for the client-side rate limit of a request, e.g. `GET /issues/{id}`. */
+  rateLimitKey?: (request: UpstreamRequest) => string;
+  rateLimiter?: RateLimiter;
+  timeoutMs?: number;
+  maxRetries?: number;
+  /** Longest Retry-After we are willing to sleep through inside one tool call. */
+  maxRetryAfterMs?: number;
+  userAgent?: string;
+  fetch?: typeof fetch;
+}
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+export class UpstreamClient {
+  private readonly opts: Required<Omit<UpstreamClientOptions, 'hintFor' | 'rateLimiter' | 'rateLimitKey'>> &
+    Pick<UpstreamClientOptions, 'hintFor' | 'rateLimiter' | 'rateLimitKey'>;
+
+  constructor(options: UpstreamClientOptions) {
+    this.opts = {
+      timeoutMs: DEFAULT_TIMEOUT_MS,
+      maxRetries: 2,
+      maxRetryAfterMs: 10_000,
+      userAgent: 'switchboard/0.1',
+      fetch: globalThis.fetch,
+      ...options,
+    };
+  }
+
+  get baseUrl(): string {
+    return this.opts.baseUrl;
+  }
+
+  async request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+    const path = buildPath(req.path, req.params ?? {}, req.paramFields);
+    const url = buildUrl(this.opts.baseUrl, path, req.query);
+    const headers: Record<string, string> = {
+      accept: 'application/json',
+      'user-agent': this.opts.userAgent,
+      ...this.opts.authHeaders(),
+    };
+    let body: string | undefined;
+    if (req.body !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(req.body);
+    }
+    const idempotent =
+      req.idempotent ?? (req.method === 'GET' || req.method === 'PUT' || req.method === 'DELETE');
+    const rateKey = this.opts.rateLimitKey?.(req) ?? `${req.method} ${req.path}`;
+
+    for (let attempt = 0; ; attempt++) {
+      await this.opts.rateLimiter?.acquire(rateKey, req.signal);
+      const started = performance.now();
+      // `once` returns failures as values; it throws only when the MCP client cancelled the call.
+      const outcome = await this.once<T>(url, req, headers, body);
+      const ms = Math.round(performance.now() - started);
+      if (!(outcome instanceof ToolError)) {
+        log('debug', 'upstream call', {
+          service: this.opts.service,
+          method: req.method,
+          path,
+          status: outcome.status,
+          ms,
+        });
+        return outcome;
+      }
+      log('info', 'upstream call failed', {
+        service: this.opts.service,
+        method: req.method,
+        path,
+        kind: outcome.kind,
+        status: outcome.status,
+        attempt,
+        ms,
+      });
+      const delay = this.retryDelay(outcome, idempotent, attempt);
+      if (delay === undefined) throw outcome;
+      await sleep(delay, req.signal);
+    }
+  }
+
+  /** Milliseconds to wait before the next try, or undefined when trying again is not safe or not useful. */
+  private retryDelay(error: ToolError, idempotent: boolean, attempt: number): number | undefined {
+    if (attempt >= this.opts.maxRetries || !error.retryable) return undefined;
+    // A 429 was refused before any work was done, and a refused connection never reached the server: both are
+    // safe to repeat for any method. Anything else may have had its effect upstream, so only idempotent calls
+    // are repeated.
+    const neverReached = error.kind === 'rate_limited' || error.upstreamCode === 'ECONNREFUSED';
+    if (!idempotent && !neverReached) return undefined;
+    if (error.retryAfterSeconds !== undefined) {
+      const ms = error.retryAfterSeconds * 1000;
+      return ms <= this.opts.maxRetryAfterMs ? ms : undefined;
+    }
+    const cap = Math.min(4000, 250 * 2 ** attempt);
+    return Math.round(cap / 2 + Math.random() * (cap / 2));
+  }
+
+  private async once<T>(
+    url: URL,
+    req: UpstreamRequest,
+    headers: Record<string, string>,
+    body: string | undefined,
+  ): Promise<UpstreamResponse<T> | ToolError> {
+    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
+    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.opts.fetch(url, { method: req.method, headers, body, signal });
+      text = await response.text();
+    } catch (error) {
+      if (req.signal?.aborted) throw req.signal.reason ?? error;
+      return this.transportError(error, timeout.aborted, req);
+    }
+    const parsed = parseBody(text, response.headers.get('content-type'));
+    if (response.ok) return { status: response.status, body: parsed as T, headers: response.headers };
+    return this.httpError(response, parsed, req);
+  }
+
+  private transportError(error: unknown, timedOut: boolean, req: UpstreamRequest): ToolError {
+    const where = `${this.opts.service} upstream (${req.method} ${req.path})`;
+    if (timedOut) {
+      return new ToolError({
+        kind: 'timeout',
+        message: `${where} did not answer within ${this.opts.timeoutMs / 1000} s.`,
+        hint: 'The upstream may be slow or overloaded; try again shortly.',
+      });
+    }
+    const code = errorCode(error);
+    return new ToolError({
+      kind: 'network',
+      message: `Could not reach ${where}: ${code ?? 'connection failed'}.`,
+      ...(code ? { upstreamCode: code } : {}),
+      hint: 'Check the base URL setting and the network; the call can be tried again.',
+      cause: error,
+    });
+  }
+
+  private httpError(response: Response, body: unknown, req: UpstreamRequest): ToolError {
+    const status = response.status;
+    const parsed = this.opts.parseError(status, body);
+    const kind = kindForStatus(status);
+    const retryAfter = parseRetryAfter(
+      response.headers.get('retry-after') ?? response.headers.get('x-retry-after'),
+    );
+    const upstreamMessage = parsed.message ? redact(parsed.message) : undefined;
+    const hint = this.opts.hintFor?.(kind, status, req) ?? genericHint(kind, retryAfter);
+    return new ToolError({
+      kind,
+      status,
+      message: `${this.opts.service} upstream returned ${status}${upstreamMessage ? `: ${upstreamMessage}` : ''}`,
+      ...(upstreamMessage ? { upstreamMessage } : {}),
+      ...(parsed.code ? { upstreamCode: parsed.code } : {}),
+      ...(retryAfter !== undefined ? { retryAfterSeconds: retryAfter } : {}),
+      ...(hint ? { hint } : {}),
+    });
+  }
+}
+
+export function kindForStatus(status: number): ErrorKind {
+  if (status === 401) return 'unauthorized';
+  if (status === 403) return 'forbidden';
+  if (status === 404) return 'not_found';
+  if (status === 409 || status === 422) return 'conflict';
+  if (status === 429) return 'rate_limited';
+  if (status === 408) return 'timeout';
+  if (status >= 500) return 'upstream_unavailable';
+  return 'upstream_error';
+}
+
+function genericHint(kind: ErrorKind, retryAfter: number | undefined): string | undefined {
+  switch (kind) {
+    case 'unauthorized':
+      return 'The configured credential was rejected; check that it is current and for the right account.';
+    case 'forbidden':
+      return 'The credential lacks permission for this action.';
+    case 'rate_limited':
+      return retryAfter !== undefined
+        ? `Wait ${retryAfter} s before calling again.`
+        : 'Wait a little before calling again.';
+    case 'upstream_unavailable':
+      return 'The upstream service had a problem; trying again shortly may work.';
+    default:
+      return undefined;
+  }
+}
+
+/** Retry-After is seconds or an HTTP date. */
+export function parseRetryAfter(value: string | null): number | undefined {
+  if (!value) return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.ceil(seconds);
+  const date = Date.parse(value);
+  if (Number.isNaN(date)) return undefined;
+  return Math.max(0, Math.ceil((date - Date.now()) / 1000));
+}
+
+function parseBody(text: string, contentType: string | null): unknown {
+  if (text.length === 0) return undefined;
+  if (contentType?.includes('json') || /^\s*[[{]/.test(text)) {
+    try {
+      return JSON.parse(text);
+    } catch {
+      return text;
+    }
+  }
+  return text;
+}
+
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 4 && current && typeof current === 'object'; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string') return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}

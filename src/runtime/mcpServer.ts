@@ -1,0 +1,49 @@
+// The MCP server over a prepared ToolSet. Built on the SDK's low-level Server so that tools/list serves the
+// prepared entries and a server instance costs almost nothing: stateless HTTP builds one per request.
+
+import { Server } from '@modelcontextprotocol/server';
+import { ToolError } from './errors.js';
+import { errorResult, successResult } from './result.js';
+import type { ToolSet } from './toolset.js';
+import { validateArguments } from './validate.js';
+
+export const SERVER_NAME = 'switchboard';
+export const SERVER_VERSION = '0.1.0';
+
+export function createMcpServer(toolSet: ToolSet): Server {
+  const server = new Server(
+    { name: SERVER_NAME, version: SERVER_VERSION },
+    { capabilities: { tools: {} }, instructions: toolSet.instructions },
+  );
+  server.setRequestHandler('tools/list', async () => ({ tools: toolSet.listEntries as never }));
+  server.setRequestHandler('tools/call', async (request, ctx) => {
+    const { name, arguments: args } = request.params;
+    const tool = toolSet.byName.get(name);
+    if (!tool) {
+      return server.projectCallToolResult(
+        errorResult(
+          new ToolError({
+            kind: 'invalid_arguments',
+            message: `Unknown tool "${name}".`,
+            hint: 'Call tools/list for the tools this server offers.',
+          }),
+          name,
+        ),
+        undefined,
+      );
+    }
+    const parsed = validateArguments(tool.definition.input, args, tool.name);
+    if (!parsed.ok) return server.projectCallToolResult(errorResult(parsed.error, tool.name), undefined);
+    try {
+      const value = await tool.definition.run(parsed.value, tool.context, {
+        signal: ctx.mcpReq.signal,
+        toolName: tool.name,
+        nameStyle: toolSet.nameStyle,
+      });
+      return server.projectCallToolResult(successResult(value), undefined);
+    } catch (error) {
+      return server.projectCallToolResult(errorResult(error, tool.name), undefined);
+    }
+  });
+  return server;
+}
