@@ -1,4 +1,69 @@
 #!/usr/bin/env node
-// Placeholder entry point; the CLI lands with the runtime.
-console.error('switchboard: not yet built');
-process.exitCode = 1;
+// The `switchboard` command: `serve` MCP tools, `emulate` upstream APIs. Flag parsing only; the work is done by
+// the runtime and the service registry.
+
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { runEmulate } from './emulate.js';
+import { runServe } from './serve.js';
+
+function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
+  return (value: string): number => {
+    const parsed = Number(value);
+    if (!Number.isInteger(parsed) || parsed < min || parsed > max) {
+      throw new InvalidArgumentError(`${name} must be a whole number from ${min} to ${max}.`);
+    }
+    return parsed;
+  };
+}
+
+const program = new Command()
+  .name('switchboard')
+  .description(
+    'MCP tool servers for IssueDesk, MessagingTrackApi and StoreApi, and local emulators of their upstreams.',
+  )
+  .showHelpAfterError();
+
+program
+  .command('serve')
+  .description('Serve MCP tools for one or more services (issuedesk, or all).')
+  .argument('[services...]', 'services to serve', ['all'])
+  .addOption(
+    new Option('--transport <kind>', 'stdio or Streamable HTTP').choices(['stdio', 'http']).default('stdio'),
+  )
+  .option('--host <host>', 'HTTP address to bind', '127.0.0.1')
+  .option('--port <port>', 'HTTP port (0 picks a free one)', integer('--port', 0, 65535), 8787)
+  .option('--sandbox', 'run against built-in emulators with seeded data; no credentials needed', false)
+  .option('--data-dir <dir>', 'sandbox data folder (SQLite files), or :memory:')
+  .option('--reset', 'sandbox: reseed the emulators', false)
+  .option('--seed <n>', 'sandbox: seed for generated data', integer('--seed', 0))
+  .option('--read-only', 'only tools that change nothing (readOnlyHint true)', false)
+  .option('--tools <names>', 'only these tools, comma-separated (e.g. IssueDesk.GetIssue,ListUsers)')
+  .addOption(
+    new Option('--tool-names <style>', 'dotted (IssueDesk.WhoAmI) or underscore (IssueDesk_WhoAmI)')
+      .choices(['dotted', 'underscore'])
+      .default('dotted'),
+  )
+  .option('--allowed-hosts <names>', 'HTTP: extra Host/Origin names to accept, comma-separated')
+  .action(async (services: string[], options) => {
+    await runServe(services, options);
+  });
+
+program
+  .command('emulate')
+  .description('Run upstream API emulators alone (issuedesk, or all).')
+  .argument('[services...]', 'services to emulate', ['all'])
+  .option('--host <host>', 'address to bind', '127.0.0.1')
+  .option('--port <port>', 'port of the first emulator (0 picks free ones)', integer('--port', 0, 65535), 0)
+  .option('--db <file>', 'SQLite file (one service) or folder (several); default :memory:')
+  .option('--seed <n>', 'seed for generated data', integer('--seed', 0), 1)
+  .option('--scale <n>', 'number of issues (or records) to generate', integer('--scale', 1))
+  .option('--reset', 'reseed even if the database holds data', false)
+  .option('--token <token>', 'issuedesk: the API token to accept')
+  .action(async (services: string[], options) => {
+    await runEmulate(services, options);
+  });
+
+program.parseAsync(process.argv).catch((error: unknown) => {
+  process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,13 +1,8 @@
 // The upstream client against a real HTTP server on loopback: retries, Retry-After, timeouts, error shaping and
 // secret redaction.
 
-import {
-  type AddressInfo,
-  createServer,
-  type IncomingMessage,
-  type Server,
-  type ServerResponse,
-} from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ToolError } from '../../src/runtime/errors.js';
 import { UpstreamClient } from '../../src/runtime/http.js';

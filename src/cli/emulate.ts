@@ -1,0 +1,50 @@
+// `switchboard emulate`: runs upstream emulators alone, for people testing their own code against these APIs.
+
+import { join } from 'node:path';
+import { resolveServices } from '../services/registry.js';
+
+export interface EmulateOptions {
+  host: string;
+  port: number;
+  db?: string;
+  seed: number;
+  scale?: number;
+  reset: boolean;
+  token?: string;
+}
+
+export async function runEmulate(names: string[], options: EmulateOptions): Promise<void> {
+  const services = resolveServices(names);
+  const closers: (() => Promise<void>)[] = [];
+  for (const [index, service] of services.entries()) {
+    // One service: --db is its file. Several: --db is a folder holding one file per service.
+    const db =
+      !options.db || options.db === ':memory:'
+        ? ':memory:'
+        : services.length === 1
+          ? options.db
+          : join(options.db, `${service.id}.db`);
+    const emulator = await service.startEmulator({
+      host: options.host,
+      port: options.port === 0 ? 0 : options.port + index,
+      db,
+      seed: options.seed,
+      reset: options.reset,
+      ...(options.scale !== undefined ? { scale: options.scale } : {}),
+      credentials: { token: options.token },
+    });
+    closers.push(() => emulator.close());
+    const creds = Object.entries(emulator.credentials)
+      .map(([key, value]) => `--${key} ${value}`)
+      .join(' ');
+    process.stderr.write(
+      `${service.title} emulator listening on ${emulator.url}\n  accepts: ${creds}\n  inspect: ${emulator.url}/_emulator/requests, ${emulator.url}/_emulator/state\n`,
+    );
+  }
+  const shutdown = async () => {
+    for (const close of closers) await close().catch(() => undefined);
+    process.exit(0);
+  };
+  process.once('SIGINT', shutdown);
+  process.once('SIGTERM', shutdown);
+}

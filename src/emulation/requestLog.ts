@@ -1,0 +1,128 @@
+/**
+ * In-memory ring buffer of the upstream requests an emulator served, for tests and for people watching an agent.
+ * Credentials are never kept: only which auth scheme was used.
+ */
+import type { MiddlewareHandler } from 'hono';
+import { type AuthScheme, parseAuthorization } from './authorization.js';
+import { type Clock, systemClock } from './clock.js';
+import { type EmulatorEnv, isControlPath } from './env.js';
+import type { FaultKind } from './faults.js';
+
+export const REQUEST_LOG_CAPACITY = 5000;
+export const MAX_LOGGED_BODY_BYTES = 64 * 1024;
+
+export interface RequestLogEntry {
+  seq: number;
+  time: string;
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  /** Parsed JSON, raw text when not JSON, null when empty; long bodies are cut and kept as text. */
+  body: unknown;
+  /** 0 when the connection was dropped without an answer. */
+  status: number;
+  durationMs: number;
+  auth: AuthScheme;
+  fault?: FaultKind;
+}
+
+export class RequestLog {
+  readonly #capacity: number;
+  #entries: RequestLogEntry[] = [];
+  #nextSeq = 1;
+
+  constructor(capacity: number = REQUEST_LOG_CAPACITY) {
+    if (!Number.isInteger(capacity) || capacity < 1) throw new RangeError('RequestLog capacity must be >= 1');
+    this.#capacity = capacity;
+  }
+
+  record(entry: Omit<RequestLogEntry, 'seq'>): RequestLogEntry {
+    const full: RequestLogEntry = { seq: this.#nextSeq++, ...entry };
+    this.#entries.push(full);
+    // Trim in batches so a full buffer does not shift the array on every request.
+    if (this.#entries.length > this.#capacity + Math.ceil(this.#capacity / 10)) {
+      this.#entries = this.#entries.slice(this.#entries.length - this.#capacity);
+    }
+    return full;
+  }
+
+  /** Entries with seq greater than `since` (all retained entries when absent), oldest first. */
+  since(since = 0): RequestLogEntry[] {
+    const kept = this.#entries.length > this.#capacity ? this.#entries.slice(-this.#capacity) : this.#entries;
+    return kept.filter((e) => e.seq > since);
+  }
+
+  /** Sequence numbers keep rising after a clear, so `since` polling stays valid. */
+  clear(): number {
+    const n = Math.min(this.#entries.length, this.#capacity);
+    this.#entries = [];
+    return n;
+  }
+
+  get lastSeq(): number {
+    return this.#nextSeq - 1;
+  }
+}
+
+export function summarizeBody(text: string): unknown {
+  if (text === '') return null;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_LOGGED_BODY_BYTES) {
+    const cut = Buffer.from(text, 'utf8').subarray(0, MAX_LOGGED_BODY_BYTES).toString('utf8');
+    return `${cut}…[truncated, ${bytes} bytes in total]`;
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return text;
+  }
+}
+
+function flattenQuery(queries: Record<string, string[]>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(queries)) out[k] = v.length === 1 ? (v[0] as string) : v;
+  return out;
+}
+
+function rawPath(url: string): string {
+  const afterScheme = url.indexOf('//');
+  const pathStart = url.indexOf('/', afterScheme < 0 ? 0 : afterScheme + 2);
+  if (pathStart < 0) return '/';
+  const end = url.search(/[?#]/);
+  return end < 0 || end < pathStart ? url.slice(pathStart) : url.slice(pathStart, end);
+}
+
+/** Records every upstream request (not emulator controls) once its response, or its drop, is known. */
+export function requestLogMiddleware(
+  log: RequestLog,
+  clock: Clock = systemClock,
+): MiddlewareHandler<EmulatorEnv> {
+  return async (c, next) => {
+    if (isControlPath(c.req.path)) return next();
+    const started = performance.now();
+    const time = clock.now().toISOString();
+    // Reading the text caches it inside Hono, so handlers can still call c.req.json() afterwards.
+    const bodyText = c.req.raw.body ? await c.req.text() : '';
+    let thrown = false;
+    try {
+      await next();
+    } catch (e) {
+      thrown = true;
+      throw e;
+    } finally {
+      const fault = c.get('fault');
+      log.record({
+        time,
+        method: c.req.method,
+        // As sent on the wire (still percent-encoded), so tests can check how clients encoded identifiers.
+        path: rawPath(c.req.url),
+        query: flattenQuery(c.req.queries()),
+        body: summarizeBody(bodyText),
+        status: fault === 'drop' ? 0 : thrown ? 500 : c.res.status,
+        durationMs: Math.round((performance.now() - started) * 100) / 100,
+        auth: parseAuthorization(c.req.header('authorization')).scheme,
+        ...(fault ? { fault } : {}),
+      });
+    }
+  };
+}

@@ -1,0 +1,13 @@
+/**
+ * A tiny result type, so emulator layers report failures as values instead of throwing across boundaries.
+ */
+
+export type Result<T, E> = { ok: true; value: T } | { ok: false; error: E };
+
+export function ok<T>(value: T): { ok: true; value: T } {
+  return { ok: true, value };
+}
+
+export function err<E>(error: E): { ok: false; error: E } {
+  return { ok: false, error };
+}

@@ -1,0 +1,127 @@
+// How IssueDesk turns a search or a fuzzy name into one object, and the single result shape it returns when it
+// cannot be sure (`needs_confirmation`).
+//
+// The rule (the same for issues, users, teams and contacts):
+// - an exact match (an ID, an exact title, name or email, unique) always acts;
+// - otherwise, with auto_accept_matches true, the best candidate acts when its confidence is at least
+//   ACCEPT_THRESHOLD and it leads the runner-up by at least ACCEPT_MARGIN;
+// - otherwise nothing is done and the candidates come back, each with the exact call to make next.
+// Confidence is in [0, 1]. For fuzzy names it is the name similarity (src/text/fuzzy.ts). For keyword search it
+// is coverage × relative score: the share of query terms the issue contains, times its BM25 score over the
+// best score, so the top hit that contains every term has confidence 1 and the others are measured against it.
+
+import { ToolError } from '../../runtime/errors.js';
+import type { ToolCall } from '../../runtime/tool.js';
+import { toolName } from '../../runtime/toolset.js';
+
+export const ACCEPT_THRESHOLD = 0.8;
+export const ACCEPT_MARGIN = 0.15;
+/** How many candidates a needs_confirmation result lists. */
+export const MAX_CANDIDATES = 5;
+
+export interface Candidate<T> {
+  item: T;
+  id: string;
+  /** `title` for issues, `name` for people and teams. */
+  label: { title: string } | { name: string; email?: string };
+  score: number;
+  exact: boolean;
+}
+
+export type Decision<T> =
+  | { kind: 'accepted'; candidate: Candidate<T>; how: 'exact' | 'auto_accepted' }
+  | { kind: 'ambiguous'; candidates: Candidate<T>[] }
+  | { kind: 'none' };
+
+export function decide<T>(candidates: readonly Candidate<T>[], autoAccept: boolean): Decision<T> {
+  if (candidates.length === 0) return { kind: 'none' };
+  const exact = candidates.filter((candidate) => candidate.exact);
+  if (exact.length === 1) return { kind: 'accepted', candidate: exact[0]!, how: 'exact' };
+  const [best, second] = candidates;
+  if (
+    autoAccept &&
+    exact.length === 0 &&
+    best &&
+    best.score >= ACCEPT_THRESHOLD &&
+    (second === undefined || best.score - second.score >= ACCEPT_MARGIN)
+  ) {
+    return { kind: 'accepted', candidate: best, how: 'auto_accepted' };
+  }
+  return { kind: 'ambiguous', candidates: candidates.slice(0, MAX_CANDIDATES) };
+}
+
+export interface LookupContext {
+  /** The parameter whose value was searched, e.g. `value` or `user_value`. */
+  parameter: string;
+  /** The parameter that says how to look up, e.g. `lookup_by`; in next calls it becomes `id`. */
+  lookupByParameter: string;
+  query: string;
+  /** The arguments of this call, reused for the next call with the lookup pinned to one ID. */
+  args: Record<string, unknown>;
+  call: ToolCall;
+  /** Noun for messages: "issue", "user", "team". */
+  noun: string;
+}
+
+/** The one result shape every IssueDesk tool returns when a lookup is not certain: nothing was done. */
+export function needsConfirmation<T>(candidates: readonly Candidate<T>[], lookup: LookupContext) {
+  const tool = lookup.call.toolName;
+  const exactTies = candidates.filter((candidate) => candidate.exact).length > 1;
+  return {
+    status: 'needs_confirmation' as const,
+    message:
+      `${candidates.length} ${lookup.noun}${candidates.length === 1 ? '' : 's'} could match ${JSON.stringify(lookup.query)}` +
+      `${exactTies ? ' (several match exactly)' : ', none with certainty'}; nothing was done. ` +
+      'Pick one and make its next_call, or call again with auto_accept_matches true to accept a clear best match.',
+    parameter: lookup.parameter,
+    query: lookup.query,
+    candidates: candidates.map((candidate) => ({
+      id: candidate.id,
+      ...candidate.label,
+      score: round(candidate.score),
+      next_call: {
+        tool,
+        arguments: pinnedArguments(lookup, candidate.id),
+      },
+    })),
+  };
+}
+
+/** This call's arguments with the lookup pinned to one ID; auto-accept no longer matters for an ID. */
+function pinnedArguments(lookup: LookupContext, id: string): Record<string, unknown> {
+  const { auto_accept_matches: _ignored, ...rest } = lookup.args;
+  return { ...rest, [lookup.lookupByParameter]: 'id', [lookup.parameter]: id };
+}
+
+export function noMatch(
+  lookup: Pick<LookupContext, 'noun' | 'parameter' | 'query'>,
+  hint: string,
+): ToolError {
+  return new ToolError({
+    kind: 'not_found',
+    message: `No ${lookup.noun} matches ${JSON.stringify(lookup.query)} (\`${lookup.parameter}\`).`,
+    hint,
+    retryable: false,
+  });
+}
+
+/** What a result says about how its target was found. */
+export function matchInfo<T>(
+  decision: { candidate: Candidate<T>; how: 'exact' | 'auto_accepted' } | { how: 'id' },
+) {
+  if (decision.how === 'id') return { how: 'id' as const };
+  return { how: decision.how, score: round(decision.candidate.score) };
+}
+
+export function round(score: number): number {
+  return Math.round(score * 1000) / 1000;
+}
+
+/** Case-, space- and accent-insensitive form used for exact comparisons. */
+export function normalize(text: string): string {
+  return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
+}
+
+export function nextCallName(call: ToolCall, prefix: string, name: string): string {
+  return toolName(prefix, name, call.nameStyle);
+}

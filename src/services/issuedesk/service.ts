@@ -1,0 +1,51 @@
+// The IssueDesk service: its tools, the instructions sent once per session, and its wiring from configuration.
+
+import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
+import type { IssueDeskContext } from './resolve.js';
+import { ISSUEDESK_TOOLS } from './tools.js';
+import { DEFAULT_BASE_URL, IssueDeskUpstream, TOKEN_ENV } from './upstream.js';
+
+export const ISSUEDESK_INSTRUCTIONS = `IssueDesk (customer-support issue desk: issues, contacts, users, teams).
+- Find issues with IssueDesk.SearchIssues (keywords; words are ANDed, also OR, NOT or -word, "phrase", parentheses) or IssueDesk.ListIssues (time window and filters).
+- lookup_by "id" takes an issue ID or number (or a user/team ID); "search" ranks recent issues by keywords; "name" fuzzy-matches names.
+- If a lookup is not certain, the tool changes nothing and returns status "needs_confirmation" with candidates, each with a ready next_call to make. auto_accept_matches true accepts a clear best match (confidence >= 0.8 and 0.15 ahead of the next). Exact matches always act.
+- Lists page with next_cursor: pass it as cursor. AddMessage adds internal notes, never customer-visible replies.`;
+
+export const ISSUEDESK: ServiceDefinition<IssueDeskContext> = {
+  id: 'issuedesk',
+  prefix: 'IssueDesk',
+  title: 'IssueDesk',
+  instructions: ISSUEDESK_INSTRUCTIONS,
+  tools: ISSUEDESK_TOOLS,
+};
+
+export interface IssueDeskConfig {
+  baseUrl?: string;
+  /** Read on every call. */
+  token: () => string | undefined;
+  clientRateLimits?: boolean;
+  timeoutMs?: number;
+  now?: () => Date;
+}
+
+export function issueDeskConfigFromEnv(env: NodeJS.ProcessEnv = process.env): IssueDeskConfig {
+  return {
+    baseUrl: env.ISSUEDESK_BASE_URL || DEFAULT_BASE_URL,
+    token: () => env[TOKEN_ENV] || undefined,
+    clientRateLimits: env.SWITCHBOARD_CLIENT_RATE_LIMITS !== 'off',
+    ...(env.SWITCHBOARD_TIMEOUT_MS ? { timeoutMs: Number(env.SWITCHBOARD_TIMEOUT_MS) } : {}),
+  };
+}
+
+export function createIssueDeskRuntime(config: IssueDeskConfig): ServiceRuntime<IssueDeskContext> {
+  const upstream = new IssueDeskUpstream({
+    ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
+    token: config.token,
+    ...(config.clientRateLimits !== undefined ? { clientRateLimits: config.clientRateLimits } : {}),
+    ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
+  });
+  return {
+    definition: ISSUEDESK as ServiceDefinition<unknown> as ServiceDefinition<IssueDeskContext>,
+    context: { upstream, now: config.now ?? (() => new Date()) },
+  };
+}

@@ -1,0 +1,535 @@
+// The 13 IssueDesk tools, exactly as spec/issuedesk.md names them. The four plain list/read tools are declarative
+// endpoint rows run by the generic executor; the others are hand-designed handlers that combine lookups
+// (matching.ts, resolve.ts) with one upstream action.
+
+import { z } from 'zod';
+import { endpointTool } from '../../runtime/endpoint.js';
+import { invalidArguments } from '../../runtime/errors.js';
+import { READ_ONLY, type ToolDefinition, toolsFor } from '../../runtime/tool.js';
+import { plainTextToHtml } from '../../text/html.js';
+import {
+  decodeCursor,
+  encodeCursor,
+  nextSlice,
+  sliceOf,
+  toRfc3339,
+  type WindowCursor,
+} from './issueWindow.js';
+import { type LookupContext, normalize } from './matching.js';
+import {
+  fetchSearchCorpus,
+  type IssueDeskContext,
+  rankContacts,
+  rankIssues,
+  rankTeams,
+  rankUsers,
+  resolveIssue,
+  resolveUser,
+  SEARCH_WINDOW_DAYS,
+  settle,
+} from './resolve.js';
+import { contactSummary, issueDetail, issueSummary, teamSummary, userSummary } from './shapes.js';
+import type { PylonContact, PylonFilter, PylonIssue, PylonTeam, PylonUser } from './upstream.js';
+
+export const BUILTIN_STATES = ['new', 'waiting_on_you', 'waiting_on_customer', 'on_hold', 'closed'] as const;
+
+// Pylon also accepts workspace-defined status slugs; they pass through and Pylon rejects unknown ones.
+const state = z
+  .union([
+    z.enum(BUILTIN_STATES),
+    z.string().regex(/^[a-z][a-z0-9_]*$/, 'a status slug: lowercase letters, digits, _'),
+  ])
+  .describe('new, waiting_on_you, waiting_on_customer, on_hold, closed, or a custom status slug');
+const autoAccept = z
+  .boolean()
+  .default(false)
+  .describe('Act on a clear best match (confidence ≥ 0.8, 0.15 ahead) instead of asking');
+const cursor = z.string().min(1).optional().describe('next_cursor from the previous page');
+const issueLookupBy = z
+  .enum(['id', 'search'])
+  .describe('id: value is an issue ID or number; search: keywords');
+const rfc3339 = z.iso.datetime({ offset: true });
+
+const tool = toolsFor<IssueDeskContext>();
+
+const WRITE_HINTS = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+};
+
+/** ListIssues reads upstream pages until it has this many matches (or the window ends). */
+const LIST_TARGET = 50;
+/** ... but never more than this many GET /issues calls per tool call (Pylon allows 10 a minute). */
+const LIST_MAX_REQUESTS = 5;
+const LIST_PAGE_SIZE = 100;
+
+function lookup(
+  call: LookupContext['call'],
+  args: Record<string, unknown>,
+  parameter: string,
+  lookupByParameter: string,
+  noun: string,
+): LookupContext {
+  return { call, args, parameter, lookupByParameter, noun, query: String(args[parameter]) };
+}
+
+const whoAmI = endpointTool({
+  name: 'WhoAmI',
+  title: 'Who am I',
+  description:
+    'The organization and service account behind the configured API token. Use it to check the connection.',
+  input: z.strictObject({}),
+  hints: READ_ONLY,
+  endpoint: { method: 'GET', path: '/me' },
+  client: (ctx: IssueDeskContext) => ctx.upstream.http,
+  shape: (body) => {
+    const me = (body as { data?: Record<string, unknown> }).data ?? {};
+    return {
+      organization: { id: me.id ?? null, name: me.name ?? null },
+      // GET /me documents only the organization; name/email of the token's account pass through when present.
+      ...(me.email ? { email: me.email } : {}),
+      ...(me.user_name ? { name: me.user_name } : {}),
+      token: 'organization API token (admin scope)',
+    };
+  },
+});
+
+const listIssues = tool.define({
+  name: 'ListIssues',
+  title: 'List issues',
+  description:
+    'Issues created in a time window (default: the last 7 days), newest first, filtered by state, assignee, team and tags (all given tags required). Windows over 30 days are read in 30-day slices. Page with next_cursor.',
+  input: z.strictObject({
+    state: state.optional(),
+    assignee_id: z.string().min(1).optional(),
+    team_id: z.string().min(1).optional(),
+    tags: z.array(z.string().min(1)).optional().describe('Issues must carry all of these tags'),
+    start_time: rfc3339.optional().describe('RFC 3339; default 7 days before end_time'),
+    end_time: rfc3339.optional().describe('RFC 3339; default now'),
+    cursor,
+  }),
+  hints: READ_ONLY,
+  run: async (args, ctx, call) => {
+    let position: WindowCursor;
+    if (args.cursor) {
+      position = decodeCursor(args.cursor);
+    } else {
+      const end = args.end_time ? Date.parse(args.end_time) : ctx.now().getTime();
+      const start = args.start_time ? Date.parse(args.start_time) : end - 7 * 24 * 3600 * 1000;
+      if (!(start < end)) {
+        throw invalidArguments('`start_time` must be before `end_time`.', [
+          { field: 'start_time', problem: `${toRfc3339(start)} is not before ${toRfc3339(end)}` },
+        ]);
+      }
+      position = { start, end, sliceEnd: end };
+    }
+    const matches = (issue: PylonIssue) =>
+      (!args.state || issue.state === args.state) &&
+      (!args.assignee_id || issue.assignee?.id === args.assignee_id) &&
+      (!args.team_id || issue.team?.id === args.team_id) &&
+      (args.tags ?? []).every((tag) => (issue.tags ?? []).includes(tag));
+
+    const found: PylonIssue[] = [];
+    let scanned = 0;
+    let next: WindowCursor | undefined = position;
+    for (let requests = 0; next && requests < LIST_MAX_REQUESTS && found.length < LIST_TARGET; requests++) {
+      const slice = sliceOf(next);
+      const page = await ctx.upstream.listIssues(
+        { start: toRfc3339(slice.start), end: toRfc3339(slice.end) },
+        next.upstream,
+        LIST_PAGE_SIZE,
+        call.signal,
+      );
+      scanned += page.data.length;
+      found.push(...page.data.filter(matches));
+      next = page.cursor
+        ? { ...next, upstream: page.cursor }
+        : nextSlice({ start: next.start, end: next.end, sliceEnd: next.sliceEnd });
+    }
+    return {
+      issues: found.map(issueSummary),
+      count: found.length,
+      scanned,
+      window: { start_time: toRfc3339(position.start), end_time: toRfc3339(position.end) },
+      next_cursor: next ? encodeCursor(next) : null,
+    };
+  },
+});
+
+const getIssue = tool.define({
+  name: 'GetIssue',
+  title: 'Get issue',
+  description: 'One issue with its body as plain text, by ID/number or by the best keyword-search match.',
+  input: z.strictObject({
+    lookup_by: issueLookupBy,
+    value: z.string().min(1).describe('Issue ID or number, or search keywords'),
+    auto_accept_matches: autoAccept,
+  }),
+  hints: READ_ONLY,
+  run: async (args, ctx, call) => {
+    const found = await resolveIssue(
+      ctx,
+      args.lookup_by,
+      args.value,
+      args.auto_accept_matches,
+      lookup(call, args, 'value', 'lookup_by', 'issue'),
+    );
+    if (found.kind === 'confirm') return found.result;
+    // A search hit came from the list endpoint; fetch it for the full, current record.
+    const issue =
+      found.match.how === 'id'
+        ? found.item
+        : await ctx.upstream.getIssue(found.item.id, 'value', call.signal);
+    return { status: 'done', match: found.match, issue: issueDetail(issue) };
+  },
+});
+
+const searchIssues = tool.define({
+  name: 'SearchIssues',
+  title: 'Search issues',
+  description: `Ranks issues of the last ${SEARCH_WINDOW_DAYS} days by keywords (BM25 over title and body). Words are ANDed; use OR, NOT or -word, "phrases" and parentheses. With auto_accept_matches, a clear best match is returned in full as \`accepted\`.`,
+  input: z.strictObject({
+    query: z.string().min(1).describe('Keywords, e.g. sso login OR saml -resolved'),
+    auto_accept_matches: autoAccept,
+  }),
+  hints: READ_ONLY,
+  run: async (args, ctx, call) => {
+    const corpus = await fetchSearchCorpus(ctx, call.signal);
+    const ranked = rankIssues(corpus.issues, args.query, 'query');
+    const result: Record<string, unknown> = {
+      query: args.query,
+      results: ranked.map((candidate) => ({
+        ...issueSummary(candidate.item),
+        score: Math.round(candidate.score * 1000) / 1000,
+      })),
+      searched: { issues: corpus.issues.length, ...corpus.window, complete: corpus.complete },
+    };
+    if (ranked.length > 0) {
+      const settled = settle(
+        ranked,
+        args.auto_accept_matches,
+        lookup(call, args, 'query', 'lookup_by', 'issue'),
+        '',
+      );
+      if (settled.kind === 'found') {
+        result.accepted = { match: settled.match, issue: issueDetail(settled.item) };
+      }
+    }
+    return result;
+  },
+});
+
+const assignIssue = tool.define({
+  name: 'AssignIssue',
+  title: 'Assign issue',
+  description: 'Assigns an issue (by ID/number or search) to a user (by ID or fuzzy name).',
+  input: z.strictObject({
+    issue_lookup_by: issueLookupBy,
+    issue_value: z.string().min(1).describe('Issue ID or number, or search keywords'),
+    user_lookup_by: z
+      .enum(['id', 'name'])
+      .describe('id: user_value is a user ID; name: a (partial) name or email'),
+    user_value: z.string().min(1),
+    auto_accept_matches: autoAccept,
+  }),
+  hints: WRITE_HINTS,
+  run: async (args, ctx, call) => {
+    const issue = await resolveIssue(
+      ctx,
+      args.issue_lookup_by,
+      args.issue_value,
+      args.auto_accept_matches,
+      lookup(call, args, 'issue_value', 'issue_lookup_by', 'issue'),
+    );
+    if (issue.kind === 'confirm') return issue.result;
+    const user = await resolveUser(
+      ctx,
+      args.user_lookup_by,
+      args.user_value,
+      args.auto_accept_matches,
+      lookup(call, args, 'user_value', 'user_lookup_by', 'user'),
+    );
+    if (user.kind === 'confirm') return user.result;
+    const updated = await ctx.upstream.updateIssue(issue.item.id, { assignee_id: user.item.id }, call.signal);
+    return {
+      status: 'done',
+      issue: issueSummary(updated),
+      assignee: 'name' in user.item ? userSummary(user.item as PylonUser) : { id: user.item.id },
+      previous_assignee: issue.item.assignee?.id ? issue.item.assignee : null,
+      matches: { issue: issue.match, user: user.match },
+    };
+  },
+});
+
+const updateIssueStatus = tool.define({
+  name: 'UpdateIssueStatus',
+  title: 'Update issue status',
+  description: 'Sets the state of one issue, found by ID/number or by search.',
+  input: z.strictObject({
+    state,
+    lookup_by: issueLookupBy,
+    value: z.string().min(1).describe('Issue ID or number, or search keywords'),
+    auto_accept_matches: autoAccept,
+  }),
+  hints: WRITE_HINTS,
+  run: async (args, ctx, call) => {
+    const issue = await resolveIssue(
+      ctx,
+      args.lookup_by,
+      args.value,
+      args.auto_accept_matches,
+      lookup(call, args, 'value', 'lookup_by', 'issue'),
+    );
+    if (issue.kind === 'confirm') return issue.result;
+    const updated = await ctx.upstream.updateIssue(issue.item.id, { state: args.state }, call.signal);
+    return {
+      status: 'done',
+      issue: issueSummary(updated),
+      previous_state: issue.item.state,
+      match: issue.match,
+    };
+  },
+});
+
+const addMessage = tool.define({
+  name: 'AddMessage',
+  title: 'Add internal note',
+  description: 'Adds an internal note to an issue; the customer does not see it.',
+  input: z.strictObject({
+    issue_id: z.string().min(1).describe('Issue ID or number'),
+    body: z.string().trim().min(1).describe('Note text; plain text unless as_html'),
+    as_html: z.boolean().default(false).describe('body is already HTML'),
+  }),
+  hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
+  run: async (args, ctx, call) => {
+    const html = args.as_html ? args.body : plainTextToHtml(args.body);
+    const note = await ctx.upstream.addNote(args.issue_id, html, call.signal);
+    return { status: 'done', note: { id: note.id, issue_id: note.issue_id }, body_html: html };
+  },
+});
+
+const listContacts = endpointTool({
+  name: 'ListContacts',
+  title: 'List contacts',
+  description: 'Contacts (customers) in pages of 100; page with next_cursor.',
+  input: z.strictObject({ cursor }),
+  hints: READ_ONLY,
+  endpoint: { method: 'GET', path: '/contacts', query: { cursor: 'cursor' } },
+  client: (ctx: IssueDeskContext) => ctx.upstream.http,
+  shape: (body) => listShape(body, 'contacts', (item) => contactSummary(item as PylonContact)),
+});
+
+const searchContacts = tool.define({
+  name: 'SearchContacts',
+  title: 'Search contacts',
+  description:
+    'Finds contacts by email (exact or partial, when the query contains @) or by fuzzy name. With auto_accept_matches, a clear best match is returned as `accepted`.',
+  input: z.strictObject({
+    query: z.string().trim().min(1).describe('Name, partial name, or email'),
+    auto_accept_matches: autoAccept,
+  }),
+  hints: READ_ONLY,
+  run: async (args, ctx, call) => {
+    let contacts: PylonContact[];
+    let complete: boolean;
+    if (args.query.includes('@')) {
+      const filter: PylonFilter = {
+        field: 'email',
+        operator: 'string_contains',
+        value: args.query.toLowerCase(),
+      };
+      ({ items: contacts, complete } = await ctx.upstream.walk(
+        (c) => ctx.upstream.searchContacts(filter, c, call.signal),
+        5,
+      ));
+    } else {
+      ({ items: contacts, complete } = await ctx.upstream.walkContacts(call.signal));
+    }
+    const ranked = args.query.includes('@')
+      ? rankEmailMatches(contacts, args.query)
+      : rankContacts(contacts, args.query);
+    return searchResult(ranked, args.auto_accept_matches, call, args, 'contact', complete, (c) =>
+      contactSummary(c as PylonContact),
+    );
+  },
+});
+
+const listUsers = endpointTool({
+  name: 'ListUsers',
+  title: 'List users',
+  description: 'Users (agents) of the workspace with their IDs; page with next_cursor.',
+  input: z.strictObject({
+    cursor,
+    limit: z.number().int().min(1).max(100).default(20).describe('Users per page, 1-100'),
+  }),
+  hints: READ_ONLY,
+  endpoint: { method: 'GET', path: '/users', query: { cursor: 'cursor', limit: 'limit' } },
+  client: (ctx: IssueDeskContext) => ctx.upstream.http,
+  shape: (body) => listShape(body, 'users', (item) => userSummary(item as PylonUser)),
+});
+
+const searchUsers = tool.define({
+  name: 'SearchUsers',
+  title: 'Search users',
+  description:
+    'Fuzzy-matches users by name, partial name or email, best first, with a confidence score in [0, 1]. With auto_accept_matches, a clear best match is returned as `accepted`.',
+  input: z.strictObject({
+    query: z.string().trim().min(1).describe('Name or partial name'),
+    auto_accept_matches: autoAccept,
+  }),
+  hints: READ_ONLY,
+  run: async (args, ctx, call) => {
+    const { items, complete } = await ctx.upstream.walkUsers(call.signal);
+    return searchResult(
+      rankUsers(items, args.query),
+      args.auto_accept_matches,
+      call,
+      args,
+      'user',
+      complete,
+      (u) => userSummary(u as PylonUser),
+    );
+  },
+});
+
+const listTeams = endpointTool({
+  name: 'ListTeams',
+  title: 'List teams',
+  description: 'Teams with their IDs and member counts; page with next_cursor.',
+  input: z.strictObject({ cursor }),
+  hints: READ_ONLY,
+  endpoint: { method: 'GET', path: '/teams', query: { cursor: 'cursor' } },
+  client: (ctx: IssueDeskContext) => ctx.upstream.http,
+  shape: (body) => listShape(body, 'teams', (item) => teamSummary(item as PylonTeam)),
+});
+
+const getTeamAndAssignment = tool.define({
+  name: 'GetTeamAndAssignment',
+  title: 'Get team and members',
+  description:
+    'One team (by ID or fuzzy name) with its members, so issues can be assigned to the team or a member.',
+  input: z.strictObject({
+    lookup_by: z.enum(['id', 'name']).describe('id: value is a team ID; name: a (partial) team name'),
+    value: z.string().min(1),
+    auto_accept_matches: autoAccept,
+  }),
+  hints: READ_ONLY,
+  run: async (args, ctx, call) => {
+    let teamId = args.value;
+    let match: Record<string, unknown> = { how: 'id' };
+    if (args.lookup_by === 'name') {
+      const { items } = await ctx.upstream.walkTeams(call.signal);
+      const settled = settle(
+        rankTeams(items, args.value),
+        args.auto_accept_matches,
+        lookup(call, args, 'value', 'lookup_by', 'team'),
+        'IssueDesk.ListTeams lists every team.',
+      );
+      if (settled.kind === 'confirm') return settled.result;
+      teamId = settled.item.id;
+      match = settled.match;
+    }
+    const team = await ctx.upstream.getTeam(teamId, 'value', call.signal);
+    // Team members come as {id, email}; names make the result usable for AssignIssue by name.
+    const { items: users } = await ctx.upstream.walkUsers(call.signal);
+    const names = new Map(users.map((user) => [user.id, user.name]));
+    const members = (team.users ?? []).map((member) => ({
+      id: member.id,
+      name: names.get(member.id) ?? null,
+      ...(member.email ? { email: member.email } : {}),
+    }));
+    return {
+      status: 'done',
+      match,
+      team: { id: team.id, name: team.name, members },
+      assignment: {
+        team_id: team.id,
+        note: `To hand an issue to a member, call AssignIssue with user_lookup_by "id" and one of the member ids.`,
+      },
+    };
+  },
+});
+
+function listShape(body: unknown, key: string, shape: (item: unknown) => unknown) {
+  const envelope = body as {
+    data?: unknown[];
+    pagination?: { cursor?: string | null; has_next_page?: boolean };
+  };
+  const items = Array.isArray(envelope?.data) ? envelope.data : [];
+  const more = envelope?.pagination?.has_next_page === true && Boolean(envelope.pagination.cursor);
+  return {
+    [key]: items.map(shape),
+    count: items.length,
+    next_cursor: more ? envelope.pagination?.cursor : null,
+  };
+}
+
+function rankEmailMatches(contacts: readonly PylonContact[], query: string) {
+  const wanted = normalize(query);
+  const ranked = rankContacts(contacts, query);
+  // The upstream filter already matched these by email; a contact it returned must stay listed even when the
+  // fuzzy score of a partial email is low.
+  const seen = new Set(ranked.map((candidate) => candidate.id));
+  for (const contact of contacts) {
+    if (seen.has(contact.id)) continue;
+    ranked.push({
+      item: contact,
+      id: contact.id,
+      label: { name: contact.name ?? '', ...(contact.email ? { email: contact.email } : {}) },
+      score: 0.5,
+      exact: [contact.email, ...(contact.emails ?? [])].some((email) => email && normalize(email) === wanted),
+    });
+  }
+  return ranked.sort((a, b) => b.score - a.score || a.id.localeCompare(b.id));
+}
+
+function searchResult<T>(
+  ranked:
+    | ReturnType<typeof rankUsers>
+    | ReturnType<typeof rankContacts>
+    | { item: T; id: string; score: number; exact: boolean }[],
+  autoAcceptMatches: boolean,
+  call: LookupContext['call'],
+  args: { query: string },
+  noun: string,
+  complete: boolean,
+  shape: (item: unknown) => Record<string, unknown>,
+) {
+  const result: Record<string, unknown> = {
+    query: args.query,
+    matches: ranked.slice(0, 10).map((candidate) => ({
+      ...shape(candidate.item),
+      score: Math.round(candidate.score * 1000) / 1000,
+      ...(candidate.exact ? { exact: true } : {}),
+    })),
+    ...(complete ? {} : { note: `Only the first pages of ${noun}s were searched; the list is longer.` }),
+  };
+  if (ranked.length > 0) {
+    const settled = settle(
+      ranked as never,
+      autoAcceptMatches,
+      lookup(call, args, 'query', 'lookup_by', noun),
+      '',
+    );
+    if (settled.kind === 'found') result.accepted = { match: settled.match, [noun]: shape(settled.item) };
+  }
+  return result;
+}
+
+export const ISSUEDESK_TOOLS: readonly ToolDefinition<IssueDeskContext>[] = [
+  whoAmI,
+  listIssues,
+  getIssue,
+  searchIssues,
+  assignIssue,
+  updateIssueStatus,
+  addMessage,
+  listContacts,
+  searchContacts,
+  listUsers,
+  searchUsers,
+  listTeams,
+  getTeamAndAssignment,
+];

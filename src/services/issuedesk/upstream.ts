@@ -1,0 +1,347 @@
+// The Pylon API as IssueDesk's tools see it: typed calls over the shared UpstreamClient, with Pylon's auth,
+// error envelope, per-endpoint rate limits, and bounded walks over cursor-paged lists.
+
+import { ToolError } from '../../runtime/errors.js';
+import { UpstreamClient, type UpstreamRequest } from '../../runtime/http.js';
+import { type RateLimit, RateLimiter } from '../../runtime/rateLimiter.js';
+import { registerSecret } from '../../runtime/secrets.js';
+
+export const DEFAULT_BASE_URL = 'https://api.usepylon.com';
+export const TOKEN_ENV = 'ISSUEDESK_API_TOKEN';
+
+/** Pylon's published per-minute limits for the endpoints we call (from its API reference). */
+export const UPSTREAM_RATE_LIMITS: ReadonlyMap<string, RateLimit> = new Map(
+  (
+    [
+      ['GET /me', 60],
+      ['GET /issues', 10],
+      ['GET /issues/{id}', 60],
+      ['PATCH /issues/{id}', 20],
+      ['POST /issues/{id}/note', 10],
+      ['GET /contacts', 60],
+      ['POST /contacts/search', 20],
+      ['GET /users', 60],
+      ['GET /teams', 60],
+      ['GET /teams/{id}', 60],
+    ] as const
+  ).map(([key, limit]) => [key, { limit, intervalMs: 60_000 }]),
+);
+
+export interface Page<T> {
+  data: T[];
+  cursor: string | null;
+}
+
+export interface PylonIssue {
+  id: string;
+  number: number;
+  title: string;
+  body_html?: string;
+  state: string;
+  type?: string;
+  source?: string;
+  link?: string;
+  created_at: string;
+  updated_at?: string;
+  latest_message_time?: string;
+  tags?: string[] | null;
+  assignee?: { id: string; email?: string } | null;
+  requester?: { id: string; email?: string } | null;
+  team?: { id: string } | null;
+  account?: { id: string } | null;
+  custom_fields?: Record<string, unknown> | null;
+}
+
+export interface PylonUser {
+  id: string;
+  name: string;
+  email?: string;
+  emails?: string[];
+  status?: string;
+  role_id?: string;
+}
+
+export interface PylonTeam {
+  id: string;
+  name: string;
+  users?: { id: string; email?: string }[];
+}
+
+export interface PylonContact {
+  id: string;
+  name?: string;
+  email?: string;
+  emails?: string[];
+  account?: { id: string } | null;
+  portal_role?: string;
+}
+
+export interface PylonFilter {
+  field: string;
+  operator: string;
+  value?: string;
+  values?: string[];
+  subfilters?: PylonFilter[];
+}
+
+export interface IssueDeskUpstreamOptions {
+  baseUrl?: string;
+  /** Read per call, so a token set after start-up (or rotated) is used without a restart. */
+  token: () => string | undefined;
+  /** Apply Pylon's published limits on our side (off against the sandbox emulator, which has none by default). */
+  clientRateLimits?: boolean;
+  timeoutMs?: number;
+  fetch?: typeof fetch;
+}
+
+/** The page size we ask for when walking a whole list; Pylon allows 1..999 and defaults to 100. */
+const WALK_PAGE_SIZE = 100;
+
+export class IssueDeskUpstream {
+  readonly http: UpstreamClient;
+
+  constructor(options: IssueDeskUpstreamOptions) {
+    this.http = new UpstreamClient({
+      service: 'IssueDesk',
+      baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
+      authHeaders: () => {
+        const token = options.token();
+        if (!token) {
+          throw new ToolError({
+            kind: 'missing_secret',
+            message: `The IssueDesk server has no API token: the ${TOKEN_ENV} secret is not set.`,
+            hint: `Set ${TOKEN_ENV} to an API token created by an admin in the issue desk's Settings → API Tokens, then restart the server (or run with --sandbox to use the local emulator).`,
+            retryable: false,
+          });
+        }
+        registerSecret(token);
+        return { authorization: `Bearer ${token}` };
+      },
+      parseError: parsePylonError,
+      hintFor: pylonHint,
+      rateLimitKey: (req: UpstreamRequest) => `${req.method} ${req.path}`,
+      ...(options.clientRateLimits === false ? {} : { rateLimiter: new RateLimiter(UPSTREAM_RATE_LIMITS) }),
+      ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+  }
+
+  async me(signal?: AbortSignal): Promise<Record<string, unknown>> {
+    return this.data(await this.http.request({ method: 'GET', path: '/me', ...sig(signal) }));
+  }
+
+  async listIssues(
+    window: { start: string; end: string },
+    cursor: string | undefined,
+    limit: number,
+    signal?: AbortSignal,
+  ): Promise<Page<PylonIssue>> {
+    const response = await this.http.request({
+      method: 'GET',
+      path: '/issues',
+      query: { start_time: window.start, end_time: window.end, cursor, limit },
+      ...sig(signal),
+    });
+    return page<PylonIssue>(response.body);
+  }
+
+  async getIssue(idOrNumber: string, field: string, signal?: AbortSignal): Promise<PylonIssue> {
+    return this.data(
+      await this.http.request({
+        method: 'GET',
+        path: '/issues/{id}',
+        params: { id: idOrNumber },
+        paramFields: { id: field },
+        ...sig(signal),
+      }),
+    );
+  }
+
+  async updateIssue(id: string, changes: Record<string, unknown>, signal?: AbortSignal): Promise<PylonIssue> {
+    return this.data(
+      await this.http.request({
+        method: 'PATCH',
+        path: '/issues/{id}',
+        params: { id },
+        body: changes,
+        // Setting fields to given values: repeating the same PATCH leaves the same issue.
+        idempotent: true,
+        ...sig(signal),
+      }),
+    );
+  }
+
+  async addNote(
+    idOrNumber: string,
+    bodyHtml: string,
+    signal?: AbortSignal,
+  ): Promise<{ id: string; issue_id: string }> {
+    return this.data(
+      await this.http.request({
+        method: 'POST',
+        path: '/issues/{id}/note',
+        params: { id: idOrNumber },
+        paramFields: { id: 'issue_id' },
+        body: { body_html: bodyHtml },
+        ...sig(signal),
+      }),
+    );
+  }
+
+  async listContacts(
+    cursor: string | undefined,
+    limit?: number,
+    signal?: AbortSignal,
+  ): Promise<Page<PylonContact>> {
+    const response = await this.http.request({
+      method: 'GET',
+      path: '/contacts',
+      query: { cursor, limit },
+      ...sig(signal),
+    });
+    return page<PylonContact>(response.body);
+  }
+
+  async searchContacts(
+    filter: PylonFilter,
+    cursor: string | undefined,
+    signal?: AbortSignal,
+  ): Promise<Page<PylonContact>> {
+    const response = await this.http.request({
+      method: 'POST',
+      path: '/contacts/search',
+      body: { filter, ...(cursor ? { cursor } : {}), limit: WALK_PAGE_SIZE },
+      // A search changes nothing upstream, so it can be repeated safely.
+      idempotent: true,
+      ...sig(signal),
+    });
+    return page<PylonContact>(response.body);
+  }
+
+  async listUsers(
+    cursor: string | undefined,
+    limit: number | undefined,
+    signal?: AbortSignal,
+  ): Promise<Page<PylonUser>> {
+    const response = await this.http.request({
+      method: 'GET',
+      path: '/users',
+      query: { cursor, limit },
+      ...sig(signal),
+    });
+    return page<PylonUser>(response.body);
+  }
+
+  async listTeams(
+    cursor: string | undefined,
+    limit?: number,
+    signal?: AbortSignal,
+  ): Promise<Page<PylonTeam>> {
+    const response = await this.http.request({
+      method: 'GET',
+      path: '/teams',
+      query: { cursor, limit },
+      ...sig(signal),
+    });
+    return page<PylonTeam>(response.body);
+  }
+
+  async getTeam(id: string, field: string, signal?: AbortSignal): Promise<PylonTeam> {
+    return this.data(
+      await this.http.request({
+        method: 'GET',
+        path: '/teams/{id}',
+        params: { id },
+        paramFields: { id: field },
+        ...sig(signal),
+      }),
+    );
+  }
+
+  /**
+   * Follows cursors until the list ends or `maxPages` pages were read. Fuzzy matching needs the whole list;
+   * the cap keeps one tool call from spending a minute of rate limit on a huge workspace, and `complete` says
+   * whether it was reached.
+   */
+  async walk<T>(
+    fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
+    maxPages: number,
+  ): Promise<{ items: T[]; complete: boolean; pages: number }> {
+    const items: T[] = [];
+    let cursor: string | undefined;
+    for (let pages = 1; ; pages++) {
+      const next = await fetchPage(cursor);
+      items.push(...next.data);
+      if (!next.cursor) return { items, complete: true, pages };
+      if (pages >= maxPages) return { items, complete: false, pages };
+      cursor = next.cursor;
+    }
+  }
+
+  walkUsers(signal?: AbortSignal, maxPages = 20) {
+    return this.walk((cursor) => this.listUsers(cursor, WALK_PAGE_SIZE, signal), maxPages);
+  }
+
+  walkTeams(signal?: AbortSignal, maxPages = 20) {
+    return this.walk((cursor) => this.listTeams(cursor, WALK_PAGE_SIZE, signal), maxPages);
+  }
+
+  walkContacts(signal?: AbortSignal, maxPages = 20) {
+    return this.walk((cursor) => this.listContacts(cursor, WALK_PAGE_SIZE, signal), maxPages);
+  }
+
+  private data<T>(response: { body: unknown }): T {
+    const body = response.body as { data?: T } | undefined;
+    if (!body || typeof body !== 'object' || !('data' in body)) {
+      throw new ToolError({
+        kind: 'upstream_error',
+        message: 'IssueDesk upstream answered without the expected `data` envelope.',
+        retryable: false,
+      });
+    }
+    return body.data as T;
+  }
+}
+
+function sig(signal: AbortSignal | undefined): { signal?: AbortSignal } {
+  return signal ? { signal } : {};
+}
+
+function page<T>(body: unknown): Page<T> {
+  const envelope = body as { data?: T[]; pagination?: { cursor?: string | null; has_next_page?: boolean } };
+  if (!envelope || !Array.isArray(envelope.data)) {
+    throw new ToolError({
+      kind: 'upstream_error',
+      message: 'IssueDesk upstream answered a list call without a `data` array.',
+      retryable: false,
+    });
+  }
+  const more = envelope.pagination?.has_next_page === true && Boolean(envelope.pagination.cursor);
+  return { data: envelope.data, cursor: more ? (envelope.pagination?.cursor ?? null) : null };
+}
+
+/** Pylon errors: `{ errors: [..], request_id, code? }`. */
+export function parsePylonError(_status: number, body: unknown): { message?: string; code?: string } {
+  if (body && typeof body === 'object') {
+    const { errors, code } = body as { errors?: unknown; code?: unknown };
+    const message = Array.isArray(errors) ? errors.map(String).join('; ') : undefined;
+    return {
+      ...(message ? { message } : {}),
+      ...(typeof code === 'string' ? { code } : {}),
+    };
+  }
+  return typeof body === 'string' && body.length > 0 ? { message: body.slice(0, 300) } : {};
+}
+
+function pylonHint(kind: string, _status: number, req: UpstreamRequest): string | undefined {
+  if (kind === 'unauthorized') {
+    return `The issue desk rejected the API token; check ${TOKEN_ENV} (tokens are per region and can be revoked by an admin).`;
+  }
+  if (kind === 'not_found' && req.path.startsWith('/issues/')) {
+    return 'No issue has that ID or number. Find it with IssueDesk.SearchIssues or IssueDesk.ListIssues.';
+  }
+  if (kind === 'not_found' && req.path.startsWith('/teams/')) {
+    return 'No team has that ID. IssueDesk.ListTeams lists the teams.';
+  }
+  return undefined;
+}

@@ -1,0 +1,82 @@
+// The services Switchboard knows, each with how to build its runtime from the environment and how to start its
+// emulator. The CLI (`serve`, `emulate`, `npm start`) works only through this table, so adding a service is one
+// entry here.
+
+import type { ServiceRuntime } from '../runtime/tool.js';
+import { startIssueDeskEmulator } from './issuedesk/emulator/app.js';
+import { createIssueDeskRuntime, issueDeskConfigFromEnv } from './issuedesk/service.js';
+
+export interface EmulatorOptions {
+  host?: string;
+  port?: number;
+  /** SQLite file, or ':memory:'. */
+  db?: string;
+  seed?: number;
+  scale?: number;
+  reset?: boolean;
+  /** Service-specific credential flags, e.g. { token } for the issue desk. */
+  credentials?: Record<string, string | undefined>;
+}
+
+export interface RunningEmulator {
+  url: string;
+  /** What a client must present, by flag name, for the start-up banner. */
+  credentials: Record<string, string>;
+  close(): Promise<void>;
+}
+
+export interface ServiceEntry {
+  id: string;
+  title: string;
+  /** Credential flags `emulate` accepts for this service. */
+  credentialFlags: readonly { flag: string; description: string }[];
+  runtimeFromEnv(env: NodeJS.ProcessEnv): ServiceRuntime;
+  startEmulator(options: EmulatorOptions): Promise<RunningEmulator>;
+  /** The runtime wired to a running emulator (sandbox mode). */
+  runtimeForEmulator(emulator: RunningEmulator, env: NodeJS.ProcessEnv): ServiceRuntime;
+}
+
+export const SERVICES: readonly ServiceEntry[] = [
+  {
+    id: 'issuedesk',
+    title: 'IssueDesk (Pylon API)',
+    credentialFlags: [{ flag: 'token', description: 'API token the emulator accepts' }],
+    runtimeFromEnv: (env) => createIssueDeskRuntime(issueDeskConfigFromEnv(env)) as ServiceRuntime,
+    startEmulator: async (options) => {
+      const running = await startIssueDeskEmulator({
+        ...(options.host ? { host: options.host } : {}),
+        ...(options.port !== undefined ? { port: options.port } : {}),
+        ...(options.db ? { db: options.db } : {}),
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.scale !== undefined ? { scale: options.scale } : {}),
+        ...(options.reset ? { reset: true } : {}),
+        ...(options.credentials?.token ? { token: options.credentials.token } : {}),
+      });
+      return { url: running.url, credentials: { token: running.token }, close: running.close };
+    },
+    runtimeForEmulator: (emulator, env) =>
+      createIssueDeskRuntime({
+        ...issueDeskConfigFromEnv(env),
+        baseUrl: emulator.url,
+        token: () => emulator.credentials.token,
+        // The emulator applies no rate limits unless asked to, so ours would only slow the sandbox down.
+        clientRateLimits: false,
+      }) as ServiceRuntime,
+  },
+];
+
+export function findService(id: string): ServiceEntry | undefined {
+  return SERVICES.find((service) => service.id === id);
+}
+
+/** Expands `all` and checks names; throws with the list of known services. */
+export function resolveServices(names: readonly string[]): ServiceEntry[] {
+  const wanted = names.length === 0 || names.includes('all') ? SERVICES.map((s) => s.id) : names;
+  return [...new Set(wanted)].map((name) => {
+    const service = findService(name);
+    if (!service) {
+      throw new Error(`Unknown service "${name}". Known: ${SERVICES.map((s) => s.id).join(', ')}, all.`);
+    }
+    return service;
+  });
+}

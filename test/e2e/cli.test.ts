@@ -1,0 +1,178 @@
+// The CLI as users run it: sandbox over HTTP and stdio, tool selection flags, and refusing an unprotected
+// non-loopback bind.
+
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { describe, expect, it } from 'vitest';
+import { CLI, connectClient, ROOT, spawnCli } from './harness.js';
+
+describe('switchboard serve', () => {
+  it('--sandbox over HTTP prints the URL and a client config, and the tools work against seeded data', async () => {
+    const proc = spawnCli(
+      ['serve', 'issuedesk', '--sandbox', '--transport', 'http', '--port', '0', '--data-dir', ':memory:'],
+      {},
+      /MCP endpoint \(Streamable HTTP\): (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
+    );
+    try {
+      const [, url] = await proc.ready;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(proc.stderr()).toMatch(/"mcpServers"/);
+      expect(proc.stderr()).toMatch(/issuedesk emulator: http:\/\/127\.0\.0\.1:\d+/);
+      const mcp = await connectClient(new StreamableHTTPClientTransport(new URL(url!)));
+      const me = await mcp.call('IssueDesk.WhoAmI');
+      expect(me.isError).toBe(false);
+      const search = await mcp.call('IssueDesk.SearchIssues', { query: 'login' });
+      expect((search.structured.results as unknown[]).length).toBeGreaterThan(0);
+      await mcp.close();
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  it('--sandbox over stdio with --read-only and underscore names', async () => {
+    const mcp = await connectClient(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          ...CLI,
+          'serve',
+          'issuedesk',
+          '--sandbox',
+          '--data-dir',
+          ':memory:',
+          '--read-only',
+          '--tool-names',
+          'underscore',
+        ],
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '' },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const { tools } = await mcp.client.listTools();
+      const names = tools.map((tool) => tool.name);
+      expect(names).toContain('IssueDesk_WhoAmI');
+      expect(names).not.toContain('IssueDesk_AssignIssue');
+      expect(names).not.toContain('IssueDesk_AddMessage');
+      for (const tool of tools) expect(tool.annotations?.readOnlyHint).toBe(true);
+      const result = await mcp.call('IssueDesk_GetIssue', { lookup_by: 'search', value: 'login sso' });
+      expect(result.isError).toBe(false);
+      if (result.structured.status === 'needs_confirmation') {
+        const next = (result.structured.candidates as { next_call: { tool: string } }[])[0]!.next_call;
+        expect(next.tool).toBe('IssueDesk_GetIssue');
+      }
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('--tools keeps only the named tools', async () => {
+    const mcp = await connectClient(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [
+          ...CLI,
+          'serve',
+          'issuedesk',
+          '--sandbox',
+          '--data-dir',
+          ':memory:',
+          '--tools',
+          'IssueDesk.WhoAmI,ListTeams',
+        ],
+        cwd: ROOT,
+        env: { PATH: process.env.PATH ?? '' },
+        stderr: 'pipe',
+      }),
+    );
+    try {
+      const { tools } = await mcp.client.listTools();
+      expect(tools.map((tool) => tool.name).sort()).toEqual(['IssueDesk.ListTeams', 'IssueDesk.WhoAmI']);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('refuses an unknown tool name in --tools, listing the known ones', async () => {
+    const proc = spawnCli(['serve', 'issuedesk', '--tools', 'Nope'], {}, /never/);
+    await expect(proc.ready).rejects.toThrow(/Unknown tool "Nope".*IssueDesk\.WhoAmI/s);
+  });
+
+  it('refuses to bind a non-loopback address without SWITCHBOARD_HTTP_TOKEN', async () => {
+    const proc = spawnCli(
+      ['serve', 'issuedesk', '--transport', 'http', '--host', '0.0.0.0', '--port', '0'],
+      {},
+      /never/,
+    );
+    await expect(proc.ready).rejects.toThrow(/Refusing to serve on 0\.0\.0\.0.*SWITCHBOARD_HTTP_TOKEN/s);
+  });
+
+  it('with SWITCHBOARD_HTTP_TOKEN, requests without the bearer token get 401', async () => {
+    const proc = spawnCli(
+      ['serve', 'issuedesk', '--sandbox', '--data-dir', ':memory:', '--transport', 'http', '--port', '0'],
+      { SWITCHBOARD_HTTP_TOKEN: 'team-secret-123456' },
+      /MCP endpoint \(Streamable HTTP\): (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
+    );
+    try {
+      const [, url] = await proc.ready;
+      const anonymous = new Client({ name: 't', version: '1' });
+      await expect(anonymous.connect(new StreamableHTTPClientTransport(new URL(url!)))).rejects.toThrow();
+      const mcp = await connectClient(
+        new StreamableHTTPClientTransport(new URL(url!), {
+          requestInit: { headers: { authorization: 'Bearer team-secret-123456' } },
+        }),
+      );
+      expect((await mcp.client.listTools()).tools).toHaveLength(13);
+      await mcp.close();
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  it('rejects a request whose Host header is not a local name (DNS rebinding)', async () => {
+    const proc = spawnCli(
+      ['serve', 'issuedesk', '--sandbox', '--data-dir', ':memory:', '--transport', 'http', '--port', '0'],
+      {},
+      /MCP endpoint \(Streamable HTTP\): (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
+    );
+    try {
+      const [, url] = await proc.ready;
+      const { request } = await import('node:http');
+      const status = await new Promise<number>((resolve, reject) => {
+        const req = request(
+          url!,
+          { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        req.end('{}');
+      });
+      expect(status).toBe(403);
+    } finally {
+      await proc.stop();
+    }
+  });
+});
+
+describe('switchboard emulate', () => {
+  it('prints its base URL and the token it accepts, and serves the Pylon API with it', async () => {
+    const proc = spawnCli(
+      ['emulate', 'issuedesk', '--port', '0', '--token', 'my-chosen-token'],
+      {},
+      /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*--token my-chosen-token/,
+    );
+    try {
+      const [, url] = await proc.ready;
+      const ok = await fetch(`${url}/me`, { headers: { authorization: 'Bearer my-chosen-token' } });
+      expect(ok.status).toBe(200);
+      const denied = await fetch(`${url}/me`, { headers: { authorization: 'Bearer other' } });
+      expect(denied.status).toBe(401);
+    } finally {
+      await proc.stop();
+    }
+  });
+});

@@ -1,0 +1,179 @@
+// End-to-end harness: a real MCP client (the SDK's) talking to Switchboard over stdio (a child process running
+// the CLI) or Streamable HTTP (a real loopback socket), with the IssueDesk emulator on another loopback socket.
+
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import { buildToolSet, type ToolNameStyle } from '../../src/runtime/toolset.js';
+import { serveHttp } from '../../src/runtime/transports.js';
+import { startIssueDeskEmulator } from '../../src/services/issuedesk/emulator/app.js';
+import { createIssueDeskRuntime } from '../../src/services/issuedesk/service.js';
+
+export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+export const CLI = ['--import', 'tsx', 'src/cli/main.ts'];
+
+export type Transport = 'stdio' | 'http';
+
+export interface CallResult {
+  isError: boolean;
+  structured: Record<string, unknown>;
+  text: string;
+}
+
+export interface Connected {
+  client: Client;
+  call(name: string, args?: Record<string, unknown>): Promise<CallResult>;
+  close(): Promise<void>;
+}
+
+export async function connectClient(
+  transport: StdioClientTransport | StreamableHTTPClientTransport,
+  closeExtra?: () => Promise<void>,
+): Promise<Connected> {
+  const client = new Client({ name: 'switchboard-e2e', version: '1.0.0' });
+  await client.connect(transport);
+  return {
+    client,
+    async call(name, args = {}) {
+      const result = await client.callTool({ name, arguments: args });
+      const text = (result.content as { type: string; text?: string }[]).map((c) => c.text ?? '').join('\n');
+      return {
+        isError: result.isError === true,
+        structured: (result.structuredContent ?? {}) as Record<string, unknown>,
+        text,
+      };
+    },
+    async close() {
+      await client.close();
+      await closeExtra?.();
+    },
+  };
+}
+
+export interface ServerEnv {
+  ISSUEDESK_BASE_URL: string;
+  ISSUEDESK_API_TOKEN?: string;
+  SWITCHBOARD_TIMEOUT_MS?: string;
+}
+
+/** Switchboard as a child process over stdio, the way an MCP client launches it. */
+export async function connectStdio(env: ServerEnv, extraArgs: string[] = []): Promise<Connected> {
+  const transport = new StdioClientTransport({
+    command: process.execPath,
+    args: [...CLI, 'serve', 'issuedesk', ...extraArgs],
+    cwd: ROOT,
+    env: {
+      PATH: process.env.PATH ?? '',
+      SWITCHBOARD_CLIENT_RATE_LIMITS: 'off',
+      SWITCHBOARD_LOG_LEVEL: 'warn',
+      ...env,
+    } as Record<string, string>,
+    stderr: 'pipe',
+  });
+  return connectClient(transport);
+}
+
+/** Switchboard served over Streamable HTTP on a loopback port, in this process. */
+export async function connectHttp(env: ServerEnv, nameStyle: ToolNameStyle = 'dotted'): Promise<Connected> {
+  const runtime = createIssueDeskRuntime({
+    baseUrl: env.ISSUEDESK_BASE_URL,
+    token: () => env.ISSUEDESK_API_TOKEN,
+    clientRateLimits: false,
+    ...(env.SWITCHBOARD_TIMEOUT_MS ? { timeoutMs: Number(env.SWITCHBOARD_TIMEOUT_MS) } : {}),
+  });
+  const server = await serveHttp(buildToolSet([runtime], { nameStyle }), { host: '127.0.0.1', port: 0 });
+  const transport = new StreamableHTTPClientTransport(new URL(server.url));
+  return connectClient(transport, () => server.close());
+}
+
+export async function connect(kind: Transport, env: ServerEnv): Promise<Connected> {
+  return kind === 'stdio' ? connectStdio(env) : connectHttp(env);
+}
+
+export interface LoggedRequest {
+  seq: number;
+  method: string;
+  path: string;
+  query: Record<string, string | string[]>;
+  body: unknown;
+  status: number;
+}
+
+/** The IssueDesk emulator with helpers for its inspection API. */
+export async function startEmulator(options: { scale?: number; seed?: number } = {}) {
+  const running = await startIssueDeskEmulator({ db: ':memory:', ...options });
+  const get = async <T>(path: string): Promise<T> => {
+    const response = await fetch(`${running.url}${path}`);
+    if (!response.ok) throw new Error(`${path}: ${response.status}`);
+    return (await response.json()) as T;
+  };
+  const send = async (method: string, path: string, body?: unknown) => {
+    const response = await fetch(`${running.url}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  };
+  let mark = 0;
+  return {
+    url: running.url,
+    token: running.token,
+    close: running.close,
+    get,
+    send,
+    /** Requests logged since the last call of `since()` (or since start). */
+    async requests(): Promise<LoggedRequest[]> {
+      const { requests } = await get<{ requests: LoggedRequest[] }>(`/_emulator/requests?since=${mark}`);
+      if (requests.length > 0) mark = Math.max(...requests.map((r) => r.seq));
+      return requests;
+    },
+    async clearLog(): Promise<void> {
+      await this.requests();
+    },
+    faults: (rules: unknown[]) => send('PUT', '/_emulator/faults', { rules }),
+    clearFaults: () => send('DELETE', '/_emulator/faults'),
+  };
+}
+
+export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
+
+/** Runs the CLI as a child process and resolves once `pattern` appears on stderr. */
+export function spawnCli(args: string[], env: Record<string, string>, pattern: RegExp) {
+  const child = spawn(process.execPath, [...CLI, ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  const ready = new Promise<RegExpExecArray>((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`timed out waiting for ${pattern}; stderr:\n${stderr}`)),
+      20_000,
+    );
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = pattern.exec(stderr);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match);
+      }
+    });
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}; stderr:\n${stderr}`));
+    });
+  });
+  return {
+    child,
+    ready,
+    stderr: () => stderr,
+    stop: () =>
+      new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        child.once('exit', () => resolve());
+        child.kill('SIGTERM');
+      }),
+  };
+}
