@@ -12,7 +12,6 @@
 
 import { ToolError } from '../../runtime/errors.js';
 import type { ToolCall } from '../../runtime/tool.js';
-import { toolName } from '../../runtime/toolset.js';
 
 export const ACCEPT_THRESHOLD = 0.8;
 export const ACCEPT_MARGIN = 0.15;
@@ -48,6 +47,19 @@ export function decide<T>(candidates: readonly Candidate<T>[], autoAccept: boole
     return { kind: 'accepted', candidate: best, how: 'auto_accepted' };
   }
   return { kind: 'ambiguous', candidates: candidates.slice(0, MAX_CANDIDATES) };
+}
+
+/** For search tools, which never ask: the candidate to present as accepted, if the rule accepts one. */
+export function acceptedMatch<T>(
+  candidates: readonly Candidate<T>[],
+  autoAccept: boolean,
+): { item: T; match: { how: 'exact' | 'auto_accepted'; score: number } } | undefined {
+  const decision = decide(candidates, autoAccept);
+  if (decision.kind !== 'accepted') return undefined;
+  return {
+    item: decision.candidate.item,
+    match: { how: decision.how, score: round(decision.candidate.score) },
+  };
 }
 
 export interface LookupContext {
@@ -105,14 +117,6 @@ export function noMatch(
   });
 }
 
-/** What a result says about how its target was found. */
-export function matchInfo<T>(
-  decision: { candidate: Candidate<T>; how: 'exact' | 'auto_accepted' } | { how: 'id' },
-) {
-  if (decision.how === 'id') return { how: 'id' as const };
-  return { how: decision.how, score: round(decision.candidate.score) };
-}
-
 export function round(score: number): number {
   return Math.round(score * 1000) / 1000;
 }
@@ -120,8 +124,4 @@ export function round(score: number): number {
 /** Case-, space- and accent-insensitive form used for exact comparisons. */
 export function normalize(text: string): string {
   return text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().replace(/\s+/g, ' ').trim();
-}
-
-export function nextCallName(call: ToolCall, prefix: string, name: string): string {
-  return toolName(prefix, name, call.nameStyle);
 }

@@ -2,6 +2,7 @@
 // fuzzy name matching, decided by the rule in matching.ts.
 
 import { invalidArguments } from '../../runtime/errors.js';
+import type { ToolCall } from '../../runtime/tool.js';
 import { rankByName } from '../../text/fuzzy.js';
 import { htmlToSearchText } from '../../text/html.js';
 import { QuerySyntaxError, rankDocuments } from '../../text/issueSearch.js';
@@ -12,6 +13,7 @@ import {
   needsConfirmation,
   noMatch,
   normalize,
+  round,
 } from './matching.js';
 import type { IssueDeskUpstream, PylonContact, PylonIssue, PylonTeam, PylonUser } from './upstream.js';
 
@@ -95,21 +97,48 @@ export type Resolution<T> =
   | { kind: 'found'; item: T; match: { how: 'id' } | { how: 'exact' | 'auto_accepted'; score: number } }
   | { kind: 'confirm'; result: ReturnType<typeof needsConfirmation> };
 
+/** Which arguments of a tool hold a lookup: how to look up, and the value. */
+export interface LookupParameters {
+  lookupBy: string;
+  value: string;
+}
+
+const DEFAULT_LOOKUP: LookupParameters = { lookupBy: 'lookup_by', value: 'value' };
+
+function lookupContext(
+  call: ToolCall,
+  args: Record<string, unknown>,
+  params: LookupParameters,
+  noun: string,
+): LookupContext & { by: string; autoAccept: boolean } {
+  return {
+    call,
+    args,
+    noun,
+    parameter: params.value,
+    lookupByParameter: params.lookupBy,
+    query: String(args[params.value]),
+    by: String(args[params.lookupBy]),
+    autoAccept: args.auto_accept_matches === true,
+  };
+}
+
 export async function resolveIssue(
   ctx: IssueDeskContext,
-  by: 'id' | 'search',
-  value: string,
-  autoAccept: boolean,
-  lookup: LookupContext,
+  call: ToolCall,
+  args: Record<string, unknown>,
+  params: LookupParameters = DEFAULT_LOOKUP,
 ): Promise<Resolution<PylonIssue>> {
+  const lookup = lookupContext(call, args, params, 'issue');
+  const { by, query: value, autoAccept } = lookup;
   if (by === 'id') {
     return {
       kind: 'found',
-      item: await ctx.upstream.getIssue(value, lookup.parameter, lookup.call.signal),
+      item: await ctx.upstream.getIssue(value, lookup.parameter, call.signal),
       match: { how: 'id' },
     };
   }
-  const corpus = await fetchSearchCorpus(ctx, lookup.call.signal);
+  const corpus = await fetchSearchCorpus(ctx, call.signal);
   return settle(
     rankIssues(corpus.issues, value, lookup.parameter),
     autoAccept,
@@ -136,18 +165,35 @@ export function rankUsers(users: readonly PylonUser[], query: string): Candidate
 
 export async function resolveUser(
   ctx: IssueDeskContext,
-  by: 'id' | 'name',
-  value: string,
-  autoAccept: boolean,
-  lookup: LookupContext,
+  call: ToolCall,
+  args: Record<string, unknown>,
+  params: LookupParameters,
 ): Promise<Resolution<PylonUser | { id: string }>> {
+  const lookup = lookupContext(call, args, params, 'user');
+  const { by, query: value, autoAccept } = lookup;
   if (by === 'id') return { kind: 'found', item: { id: value }, match: { how: 'id' } };
-  const { items } = await ctx.upstream.walkUsers(lookup.call.signal);
+  const { items } = await ctx.upstream.walkUsers(call.signal);
   return settle(
     rankUsers(items, value),
     autoAccept,
     lookup,
     'IssueDesk.ListUsers lists every user with their IDs.',
+  );
+}
+
+export async function resolveTeam(
+  ctx: IssueDeskContext,
+  call: ToolCall,
+  args: Record<string, unknown>,
+): Promise<Resolution<PylonTeam | { id: string }>> {
+  const lookup = lookupContext(call, args, DEFAULT_LOOKUP, 'team');
+  if (lookup.by === 'id') return { kind: 'found', item: { id: lookup.query }, match: { how: 'id' } };
+  const { items } = await ctx.upstream.walkTeams(call.signal);
+  return settle(
+    rankTeams(items, lookup.query),
+    lookup.autoAccept,
+    lookup,
+    'IssueDesk.ListTeams lists every team.',
   );
 }
 
@@ -178,7 +224,7 @@ export function rankContacts(contacts: readonly PylonContact[], query: string): 
 }
 
 /** Applies the decision rule to ranked candidates. */
-export function settle<T>(
+function settle<T>(
   candidates: Candidate<T>[],
   autoAccept: boolean,
   lookup: LookupContext,
@@ -191,6 +237,6 @@ export function settle<T>(
   return {
     kind: 'found',
     item: decision.candidate.item,
-    match: { how: decision.how, score: Math.round(decision.candidate.score * 1000) / 1000 },
+    match: { how: decision.how, score: round(decision.candidate.score) },
   };
 }

@@ -15,18 +15,17 @@ import {
   toRfc3339,
   type WindowCursor,
 } from './issueWindow.js';
-import { type LookupContext, normalize } from './matching.js';
+import { acceptedMatch, type Candidate, normalize, round } from './matching.js';
 import {
   fetchSearchCorpus,
   type IssueDeskContext,
   rankContacts,
   rankIssues,
-  rankTeams,
   rankUsers,
   resolveIssue,
+  resolveTeam,
   resolveUser,
   SEARCH_WINDOW_DAYS,
-  settle,
 } from './resolve.js';
 import { contactSummary, issueDetail, issueSummary, teamSummary, userSummary } from './shapes.js';
 import type { PylonContact, PylonFilter, PylonIssue, PylonTeam, PylonUser } from './upstream.js';
@@ -64,16 +63,6 @@ const LIST_TARGET = 50;
 /** ... but never more than this many GET /issues calls per tool call (Pylon allows 10 a minute). */
 const LIST_MAX_REQUESTS = 5;
 const LIST_PAGE_SIZE = 100;
-
-function lookup(
-  call: LookupContext['call'],
-  args: Record<string, unknown>,
-  parameter: string,
-  lookupByParameter: string,
-  noun: string,
-): LookupContext {
-  return { call, args, parameter, lookupByParameter, noun, query: String(args[parameter]) };
-}
 
 const whoAmI = endpointTool({
   name: 'WhoAmI',
@@ -169,13 +158,7 @@ const getIssue = tool.define({
   }),
   hints: READ_ONLY,
   run: async (args, ctx, call) => {
-    const found = await resolveIssue(
-      ctx,
-      args.lookup_by,
-      args.value,
-      args.auto_accept_matches,
-      lookup(call, args, 'value', 'lookup_by', 'issue'),
-    );
+    const found = await resolveIssue(ctx, call, args);
     if (found.kind === 'confirm') return found.result;
     // A search hit came from the list endpoint; fetch it for the full, current record.
     const issue =
@@ -202,21 +185,12 @@ const searchIssues = tool.define({
       query: args.query,
       results: ranked.map((candidate) => ({
         ...issueSummary(candidate.item),
-        score: Math.round(candidate.score * 1000) / 1000,
+        score: round(candidate.score),
       })),
       searched: { issues: corpus.issues.length, ...corpus.window, complete: corpus.complete },
     };
-    if (ranked.length > 0) {
-      const settled = settle(
-        ranked,
-        args.auto_accept_matches,
-        lookup(call, args, 'query', 'lookup_by', 'issue'),
-        '',
-      );
-      if (settled.kind === 'found') {
-        result.accepted = { match: settled.match, issue: issueDetail(settled.item) };
-      }
-    }
+    const accepted = acceptedMatch(ranked, args.auto_accept_matches);
+    if (accepted) result.accepted = { match: accepted.match, issue: issueDetail(accepted.item) };
     return result;
   },
 });
@@ -236,21 +210,9 @@ const assignIssue = tool.define({
   }),
   hints: WRITE_HINTS,
   run: async (args, ctx, call) => {
-    const issue = await resolveIssue(
-      ctx,
-      args.issue_lookup_by,
-      args.issue_value,
-      args.auto_accept_matches,
-      lookup(call, args, 'issue_value', 'issue_lookup_by', 'issue'),
-    );
+    const issue = await resolveIssue(ctx, call, args, { lookupBy: 'issue_lookup_by', value: 'issue_value' });
     if (issue.kind === 'confirm') return issue.result;
-    const user = await resolveUser(
-      ctx,
-      args.user_lookup_by,
-      args.user_value,
-      args.auto_accept_matches,
-      lookup(call, args, 'user_value', 'user_lookup_by', 'user'),
-    );
+    const user = await resolveUser(ctx, call, args, { lookupBy: 'user_lookup_by', value: 'user_value' });
     if (user.kind === 'confirm') return user.result;
     const updated = await ctx.upstream.updateIssue(issue.item.id, { assignee_id: user.item.id }, call.signal);
     return {
@@ -275,13 +237,7 @@ const updateIssueStatus = tool.define({
   }),
   hints: WRITE_HINTS,
   run: async (args, ctx, call) => {
-    const issue = await resolveIssue(
-      ctx,
-      args.lookup_by,
-      args.value,
-      args.auto_accept_matches,
-      lookup(call, args, 'value', 'lookup_by', 'issue'),
-    );
+    const issue = await resolveIssue(ctx, call, args);
     if (issue.kind === 'confirm') return issue.result;
     const updated = await ctx.upstream.updateIssue(issue.item.id, { state: args.state }, call.signal);
     return {
@@ -350,9 +306,7 @@ const searchContacts = tool.define({
     const ranked = args.query.includes('@')
       ? rankEmailMatches(contacts, args.query)
       : rankContacts(contacts, args.query);
-    return searchResult(ranked, args.auto_accept_matches, call, args, 'contact', complete, (c) =>
-      contactSummary(c as PylonContact),
-    );
+    return searchResult(ranked, args.auto_accept_matches, args.query, 'contact', complete, contactSummary);
   },
 });
 
@@ -385,11 +339,10 @@ const searchUsers = tool.define({
     return searchResult(
       rankUsers(items, args.query),
       args.auto_accept_matches,
-      call,
-      args,
+      args.query,
       'user',
       complete,
-      (u) => userSummary(u as PylonUser),
+      userSummary,
     );
   },
 });
@@ -417,21 +370,9 @@ const getTeamAndAssignment = tool.define({
   }),
   hints: READ_ONLY,
   run: async (args, ctx, call) => {
-    let teamId = args.value;
-    let match: Record<string, unknown> = { how: 'id' };
-    if (args.lookup_by === 'name') {
-      const { items } = await ctx.upstream.walkTeams(call.signal);
-      const settled = settle(
-        rankTeams(items, args.value),
-        args.auto_accept_matches,
-        lookup(call, args, 'value', 'lookup_by', 'team'),
-        'IssueDesk.ListTeams lists every team.',
-      );
-      if (settled.kind === 'confirm') return settled.result;
-      teamId = settled.item.id;
-      match = settled.match;
-    }
-    const team = await ctx.upstream.getTeam(teamId, 'value', call.signal);
+    const found = await resolveTeam(ctx, call, args);
+    if (found.kind === 'confirm') return found.result;
+    const team = await ctx.upstream.getTeam(found.item.id, 'value', call.signal);
     // Team members come as {id, email}; names make the result usable for AssignIssue by name.
     const { items: users } = await ctx.upstream.walkUsers(call.signal);
     const names = new Map(users.map((user) => [user.id, user.name]));
@@ -442,7 +383,7 @@ const getTeamAndAssignment = tool.define({
     }));
     return {
       status: 'done',
-      match,
+      match: found.match,
       team: { id: team.id, name: team.name, members },
       assignment: {
         team_id: team.id,
@@ -486,35 +427,24 @@ function rankEmailMatches(contacts: readonly PylonContact[], query: string) {
 }
 
 function searchResult<T>(
-  ranked:
-    | ReturnType<typeof rankUsers>
-    | ReturnType<typeof rankContacts>
-    | { item: T; id: string; score: number; exact: boolean }[],
+  ranked: Candidate<T>[],
   autoAcceptMatches: boolean,
-  call: LookupContext['call'],
-  args: { query: string },
+  query: string,
   noun: string,
   complete: boolean,
-  shape: (item: unknown) => Record<string, unknown>,
+  shape: (item: T) => Record<string, unknown>,
 ) {
   const result: Record<string, unknown> = {
-    query: args.query,
+    query,
     matches: ranked.slice(0, 10).map((candidate) => ({
       ...shape(candidate.item),
-      score: Math.round(candidate.score * 1000) / 1000,
+      score: round(candidate.score),
       ...(candidate.exact ? { exact: true } : {}),
     })),
     ...(complete ? {} : { note: `Only the first pages of ${noun}s were searched; the list is longer.` }),
   };
-  if (ranked.length > 0) {
-    const settled = settle(
-      ranked as never,
-      autoAcceptMatches,
-      lookup(call, args, 'query', 'lookup_by', noun),
-      '',
-    );
-    if (settled.kind === 'found') result.accepted = { match: settled.match, [noun]: shape(settled.item) };
-  }
+  const accepted = acceptedMatch(ranked, autoAcceptMatches);
+  if (accepted) result.accepted = { match: accepted.match, [noun]: shape(accepted.item) };
   return result;
 }
 
