@@ -116,7 +116,25 @@ function listEntry(name: string, definition: ToolDefinition<unknown>): Tool {
     name,
     title: definition.title,
     description: definition.description,
-    inputSchema: inputSchema as Tool['inputSchema'],
-    annotations: { title: definition.title, ...definition.hints },
+    inputSchema: compactSchema(inputSchema) as Tool['inputSchema'],
+    // The title is given once, at the top level; repeating it in the annotations costs tokens for nothing.
+    annotations: { ...definition.hints },
   };
+}
+
+/**
+ * Drops what a model does not need from a published schema. zod spells `format: "date-time"` out as a
+ * 400-character regular expression as well; the format says the same, and the arguments are still validated
+ * by zod, with its exact rules, when the tool is called.
+ */
+function compactSchema(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(compactSchema);
+  if (!schema || typeof schema !== 'object') return schema;
+  const out: Record<string, unknown> = {};
+  const node = schema as Record<string, unknown>;
+  for (const [key, value] of Object.entries(node)) {
+    if (key === 'pattern' && typeof node.format === 'string') continue;
+    out[key] = compactSchema(value);
+  }
+  return out;
 }

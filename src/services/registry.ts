@@ -3,7 +3,6 @@
 // entry here.
 
 import type { ServiceRuntime } from '../runtime/tool.js';
-import { startIssueDeskEmulator } from './issuedesk/emulator/app.js';
 import { createIssueDeskRuntime, issueDeskConfigFromEnv } from './issuedesk/service.js';
 
 export interface EmulatorOptions {
@@ -43,6 +42,8 @@ export const SERVICES: readonly ServiceEntry[] = [
     credentialFlags: [{ flag: 'token', description: 'API token the emulator accepts' }],
     runtimeFromEnv: (env) => createIssueDeskRuntime(issueDeskConfigFromEnv(env)) as ServiceRuntime,
     startEmulator: async (options) => {
+      // Loaded on demand: a server talking to the real upstream never needs the emulator or SQLite.
+      const { startIssueDeskEmulator } = await import('./issuedesk/emulator/app.js');
       const running = await startIssueDeskEmulator({
         ...(options.host ? { host: options.host } : {}),
         ...(options.port !== undefined ? { port: options.port } : {}),

@@ -2,37 +2,49 @@
 // (language models) read and write. Plain text out: no wrapping, links kept as "text (url)", images
 // dropped, lists as "- item". HTML in: escaped text in <p> paragraphs with <br> line breaks.
 
-import { compile } from 'html-to-text';
+import { createRequire } from 'node:module';
+import type { compile as Compile } from 'html-to-text';
 
 const HEADINGS = ['h1', 'h2', 'h3', 'h4', 'h5', 'h6'];
 
 // Compiling builds html-to-text's selector decision tree, which costs far more than converting a
-// typical message body, so it is done once per process.
-const convert = compile({
-  wordwrap: false,
-  selectors: [
-    {
-      selector: 'a',
-      options: { linkBrackets: ['(', ')'], hideLinkHrefIfSameAsText: true, noAnchorUrl: true },
-    },
-    { selector: 'img', format: 'skip' },
-    // A body pasted from a full page must not leak its <title>, which html-to-text keeps by default.
-    // Scripts and styles are skipped by default already; listed so that does not hang on a default.
-    { selector: 'head', format: 'skip' },
-    { selector: 'script', format: 'skip' },
-    { selector: 'style', format: 'skip' },
-    { selector: 'template', format: 'skip' },
-    { selector: 'ul', options: { itemPrefix: '- ' } },
-    // The default layout runs the cells of a non-data table together ("ab" for <td>a</td><td>b</td>).
-    {
-      selector: 'table',
-      format: 'dataTable',
-      options: { maxColumnWidth: Number.MAX_SAFE_INTEGER, uppercaseHeaderCells: false },
-    },
-    { selector: 'hr', options: { length: 3 } },
-    ...HEADINGS.map((selector) => ({ selector, options: { uppercase: false } })),
-  ],
-});
+// typical message body, so it is done once per process; and lazily, with a synchronous require of the
+// package's CommonJS build, because loading it costs ~70 ms of a server's cold start that most sessions never
+// need.
+let converter: ReturnType<typeof Compile> | undefined;
+function convert(html: string): string {
+  converter ??= buildConverter();
+  return converter(html);
+}
+
+function buildConverter(): ReturnType<typeof Compile> {
+  const { compile } = createRequire(import.meta.url)('html-to-text') as { compile: typeof Compile };
+  return compile({
+    wordwrap: false,
+    selectors: [
+      {
+        selector: 'a',
+        options: { linkBrackets: ['(', ')'], hideLinkHrefIfSameAsText: true, noAnchorUrl: true },
+      },
+      { selector: 'img', format: 'skip' },
+      // A body pasted from a full page must not leak its <title>, which html-to-text keeps by default.
+      // Scripts and styles are skipped by default already; listed so that does not hang on a default.
+      { selector: 'head', format: 'skip' },
+      { selector: 'script', format: 'skip' },
+      { selector: 'style', format: 'skip' },
+      { selector: 'template', format: 'skip' },
+      { selector: 'ul', options: { itemPrefix: '- ' } },
+      // The default layout runs the cells of a non-data table together ("ab" for <td>a</td><td>b</td>).
+      {
+        selector: 'table',
+        format: 'dataTable',
+        options: { maxColumnWidth: Number.MAX_SAFE_INTEGER, uppercaseHeaderCells: false },
+      },
+      { selector: 'hr', options: { length: 3 } },
+      ...HEADINGS.map((selector) => ({ selector, options: { uppercase: false } })),
+    ],
+  });
+}
 
 const NBSP = /\u00a0/g;
 const TRAILING_SPACES = /[ \t]+$/gm;

@@ -39,10 +39,7 @@ const state = z
     z.string().regex(/^[a-z][a-z0-9_]*$/, 'a status slug: lowercase letters, digits, _'),
   ])
   .describe('new, waiting_on_you, waiting_on_customer, on_hold, closed, or a custom status slug');
-const autoAccept = z
-  .boolean()
-  .default(false)
-  .describe('Act on a clear best match (confidence ≥ 0.8, 0.15 ahead) instead of asking');
+const autoAccept = z.boolean().default(false).describe('Act on a clear best match instead of asking');
 const cursor = z.string().min(1).optional().describe('next_cursor from the previous page');
 const issueLookupBy = z
   .enum(['id', 'search'])
@@ -67,8 +64,7 @@ const LIST_PAGE_SIZE = 100;
 const whoAmI = endpointTool({
   name: 'WhoAmI',
   title: 'Who am I',
-  description:
-    'The organization and service account behind the configured API token. Use it to check the connection.',
+  description: 'The organization behind the configured API token; a cheap connection check.',
   input: z.strictObject({}),
   hints: READ_ONLY,
   endpoint: { method: 'GET', path: '/me' },
@@ -89,7 +85,7 @@ const listIssues = tool.define({
   name: 'ListIssues',
   title: 'List issues',
   description:
-    'Issues created in a time window (default: the last 7 days), newest first, filtered by state, assignee, team and tags (all given tags required). Windows over 30 days are read in 30-day slices. Page with next_cursor.',
+    'Issues created in a time window (default: last 7 days), newest first, filtered by state, assignee, team and tags (all required). Page with next_cursor.',
   input: z.strictObject({
     state: state.optional(),
     assignee_id: z.string().min(1).optional(),
@@ -172,9 +168,9 @@ const getIssue = tool.define({
 const searchIssues = tool.define({
   name: 'SearchIssues',
   title: 'Search issues',
-  description: `Ranks issues of the last ${SEARCH_WINDOW_DAYS} days by keywords (BM25 over title and body). Words are ANDed; use OR, NOT or -word, "phrases" and parentheses. With auto_accept_matches, a clear best match is returned in full as \`accepted\`.`,
+  description: `Ranks issues of the last ${SEARCH_WINDOW_DAYS} days by keywords (BM25, title and body). A clear best match comes in full as \`accepted\` when auto_accept_matches is true.`,
   input: z.strictObject({
-    query: z.string().min(1).describe('Keywords, e.g. sso login OR saml -resolved'),
+    query: z.string().min(1).describe('e.g. sso login, (saml OR okta) -resolved, "export timeout"'),
     auto_accept_matches: autoAccept,
   }),
   hints: READ_ONLY,
@@ -281,7 +277,7 @@ const searchContacts = tool.define({
   name: 'SearchContacts',
   title: 'Search contacts',
   description:
-    'Finds contacts by email (exact or partial, when the query contains @) or by fuzzy name. With auto_accept_matches, a clear best match is returned as `accepted`.',
+    'Contacts by email (whole or part, when the query has @) or fuzzy name, best first, scored 0-1; `accepted` holds a clear best match when auto_accept_matches is true.',
   input: z.strictObject({
     query: z.string().trim().min(1).describe('Name, partial name, or email'),
     auto_accept_matches: autoAccept,
@@ -328,7 +324,7 @@ const searchUsers = tool.define({
   name: 'SearchUsers',
   title: 'Search users',
   description:
-    'Fuzzy-matches users by name, partial name or email, best first, with a confidence score in [0, 1]. With auto_accept_matches, a clear best match is returned as `accepted`.',
+    'Users by fuzzy name, partial name or email, best first, scored 0-1; `accepted` holds a clear best match when auto_accept_matches is true.',
   input: z.strictObject({
     query: z.string().trim().min(1).describe('Name or partial name'),
     auto_accept_matches: autoAccept,
@@ -361,8 +357,7 @@ const listTeams = endpointTool({
 const getTeamAndAssignment = tool.define({
   name: 'GetTeamAndAssignment',
   title: 'Get team and members',
-  description:
-    'One team (by ID or fuzzy name) with its members, so issues can be assigned to the team or a member.',
+  description: 'One team (by ID or fuzzy name) with its members, for assigning issues.',
   input: z.strictObject({
     lookup_by: z.enum(['id', 'name']).describe('id: value is a team ID; name: a (partial) team name'),
     value: z.string().min(1),
