@@ -1,8 +1,7 @@
 // The MCP server over a prepared ToolSet. Built on the SDK's low-level Server so that tools/list serves the
 // prepared entries and a server instance costs almost nothing: stateless HTTP builds one per request.
 
-import { Server } from '@modelcontextprotocol/server';
-import { ToolError } from './errors.js';
+import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { errorResult, successResult } from './result.js';
 import type { ToolSet } from './toolset.js';
 import { validateArguments } from './validate.js';
@@ -20,17 +19,8 @@ export function createMcpServer(toolSet: ToolSet): Server {
     const { name, arguments: args } = request.params;
     const tool = toolSet.byName.get(name);
     if (!tool) {
-      return server.projectCallToolResult(
-        errorResult(
-          new ToolError({
-            kind: 'invalid_arguments',
-            message: `Unknown tool "${name}".`,
-            hint: 'Call tools/list for the tools this server offers.',
-          }),
-          name,
-        ),
-        undefined,
-      );
+      // MCP: calling a tool the server does not have is a protocol error (invalid params), not a tool result.
+      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}"; tools/list names the tools.`);
     }
     const parsed = validateArguments(tool.definition.input, args, tool.name);
     if (!parsed.ok) return server.projectCallToolResult(errorResult(parsed.error, tool.name), undefined);

@@ -140,6 +140,21 @@ describe.each<Transport>(['stdio', 'http'])('IssueDesk end to end over %s', (tra
     for (const window of windows) expect(window).toBeLessThanOrEqual(30 * DAY);
   });
 
+  it('ListIssues refuses a cursor combined with a different window', async () => {
+    const first = await mcp.call('IssueDesk.ListIssues', {
+      start_time: new Date(Date.now() - 40 * DAY).toISOString(),
+    });
+    const cursor = first.structured.next_cursor as string;
+    expect(cursor).toBeTruthy();
+    await emulator.clearLog();
+    const mixed = await mcp.call('IssueDesk.ListIssues', { cursor, start_time: '2026-01-01T00:00:00Z' });
+    expect(mixed.isError).toBe(true);
+    expect(mixed.text).toMatch(/start_time/);
+    const garbage = await mcp.call('IssueDesk.ListIssues', { cursor: 'bm90LWEtY3Vyc29y' });
+    expect(garbage.structured.error).toMatchObject({ kind: 'invalid_arguments' });
+    expect(await emulator.requests()).toEqual([]);
+  });
+
   it('ListIssues refuses start after end, naming the field', async () => {
     const result = await mcp.call('IssueDesk.ListIssues', {
       start_time: '2026-01-10T00:00:00Z',
@@ -165,12 +180,7 @@ describe.each<Transport>(['stdio', 'http'])('IssueDesk end to end over %s', (tra
     // Seeded titles repeat (as real ones do); give one issue a title of its own through the upstream API.
     const target = recent()[3]!;
     const title = 'Invoice PDF renders blank for Safari users';
-    const patched = await fetch(`${emulator.url}/issues/${target.id}`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${emulator.token}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ title }),
-    });
-    expect(patched.status).toBe(200);
+    await patchIssue(emulator, target.id, { title });
     await emulator.clearLog();
     const result = await mcp.call('IssueDesk.GetIssue', { lookup_by: 'search', value: title.toUpperCase() });
     expect(result.structured.status).toBe('done');
@@ -178,6 +188,21 @@ describe.each<Transport>(['stdio', 'http'])('IssueDesk end to end over %s', (tra
     expect(result.structured.match).toMatchObject({ how: 'exact' });
     const log = await emulator.requests();
     expect(log.map((r) => r.path)).toEqual(['/issues', `/issues/${target.id}`]);
+  });
+
+  it('a keyword search with one clear hit asks without auto_accept_matches and acts with it', async () => {
+    const target = recent()[4]!;
+    await patchIssue(emulator, target.id, { title: 'Kanban board freezes when dragging archived cards' });
+    await emulator.clearLog();
+    const args = { state: 'waiting_on_customer', lookup_by: 'search', value: 'kanban archived freezes' };
+    const asked = await mcp.call('IssueDesk.UpdateIssueStatus', args);
+    expect(asked.structured.status).toBe('needs_confirmation');
+    expect((asked.structured.candidates as { id: string }[])[0]!.id).toBe(target.id);
+    const acted = await mcp.call('IssueDesk.UpdateIssueStatus', { ...args, auto_accept_matches: true });
+    expect(acted.structured).toMatchObject({ status: 'done', match: { how: 'auto_accepted', score: 1 } });
+    expect((acted.structured.issue as Issue).id).toBe(target.id);
+    const patches = (await emulator.requests()).filter((r) => r.method === 'PATCH');
+    expect(patches.map((r) => r.body)).toEqual([{ state: 'waiting_on_customer' }]);
   });
 
   it('an uncertain search changes nothing and returns candidates with a ready next_call', async () => {
@@ -435,6 +460,12 @@ describe.each<Transport>(['stdio', 'http'])('IssueDesk end to end over %s', (tra
     expect(await emulator.requests()).toEqual([]);
   });
 
+  it('calling a tool the server does not have is a protocol error', async () => {
+    await expect(mcp.client.callTool({ name: 'IssueDesk.DeleteEverything', arguments: {} })).rejects.toThrow(
+      /Unknown tool/,
+    );
+  });
+
   it('unknown parameters and wrong types are refused with the field named', async () => {
     const result = await mcp.call('IssueDesk.GetIssue', { lookupBy: 'id', value: 1 });
     expect(result.isError).toBe(true);
@@ -451,4 +482,14 @@ function mostCommonTitleWord(issues: readonly Issue[]): string {
     }
   }
   return [...counts.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))[0]![0];
+}
+
+/** Test set-up through the upstream API itself, as any API user would change an issue. */
+async function patchIssue(emulator: Emulator, id: string, changes: Record<string, unknown>): Promise<void> {
+  const response = await fetch(`${emulator.url}/issues/${id}`, {
+    method: 'PATCH',
+    headers: { authorization: `Bearer ${emulator.token}`, 'content-type': 'application/json' },
+    body: JSON.stringify(changes),
+  });
+  expect(response.status).toBe(200);
 }

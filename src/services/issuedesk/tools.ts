@@ -100,6 +100,17 @@ const listIssues = tool.define({
     let position: WindowCursor;
     if (args.cursor) {
       position = decodeCursor(args.cursor);
+      // The cursor carries its window; a different window alongside it is a mistake worth naming.
+      for (const [field, value, expected] of [
+        ['start_time', args.start_time, position.start],
+        ['end_time', args.end_time, position.end],
+      ] as const) {
+        if (value !== undefined && Date.parse(value) !== expected) {
+          throw invalidArguments(`\`${field}\` differs from the window of \`cursor\`.`, [
+            { field, problem: `the cursor pages ${toRfc3339(position.start)} to ${toRfc3339(position.end)}` },
+          ], 'Leave the time window out when passing a cursor, or drop the cursor to start a new listing.');
+        }
+      }
     } else {
       const end = args.end_time ? Date.parse(args.end_time) : ctx.now().getTime();
       const start = args.start_time ? Date.parse(args.start_time) : end - 7 * 24 * 3600 * 1000;
