@@ -20,7 +20,10 @@ export function createMcpServer(toolSet: ToolSet): Server {
     const tool = toolSet.byName.get(name);
     if (!tool) {
       // MCP: calling a tool the server does not have is a protocol error (invalid params), not a tool result.
-      throw new ProtocolError(ProtocolErrorCode.InvalidParams, `Unknown tool "${name}"; tools/list names the tools.`);
+      throw new ProtocolError(
+        ProtocolErrorCode.InvalidParams,
+        `Unknown tool "${name}"; tools/list names the tools.`,
+      );
     }
     const parsed = validateArguments(tool.definition.input, args, tool.name);
     if (!parsed.ok) return server.projectCallToolResult(errorResult(parsed.error, tool.name), undefined);

@@ -86,7 +86,9 @@ export async function serveHttp(
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'
-          ? new Error(`Port ${listen.port} on ${listen.host} is already in use; choose another with --port (0 picks a free one).`)
+          ? new Error(
+              `Port ${listen.port} on ${listen.host} is already in use; choose another with --port (0 picks a free one).`,
+            )
           : error,
       );
     });

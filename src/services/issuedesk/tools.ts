@@ -106,9 +106,16 @@ const listIssues = tool.define({
         ['end_time', args.end_time, position.end],
       ] as const) {
         if (value !== undefined && Date.parse(value) !== expected) {
-          throw invalidArguments(`\`${field}\` differs from the window of \`cursor\`.`, [
-            { field, problem: `the cursor pages ${toRfc3339(position.start)} to ${toRfc3339(position.end)}` },
-          ], 'Leave the time window out when passing a cursor, or drop the cursor to start a new listing.');
+          throw invalidArguments(
+            `\`${field}\` differs from the window of \`cursor\`.`,
+            [
+              {
+                field,
+                problem: `the cursor pages ${toRfc3339(position.start)} to ${toRfc3339(position.end)}`,
+              },
+            ],
+            'Leave the time window out when passing a cursor, or drop the cursor to start a new listing.',
+          );
         }
       }
     } else {

@@ -5,26 +5,13 @@ import { ToolError } from '../../runtime/errors.js';
 import { UpstreamClient, type UpstreamRequest } from '../../runtime/http.js';
 import { type RateLimit, RateLimiter } from '../../runtime/rateLimiter.js';
 import { registerSecret } from '../../runtime/secrets.js';
+import { PYLON_RATE_LIMITS_PER_MINUTE } from './rateLimits.js';
 
 export const DEFAULT_BASE_URL = 'https://api.usepylon.com';
 export const TOKEN_ENV = 'ISSUEDESK_API_TOKEN';
 
-/** Pylon's published per-minute limits for the endpoints we call (from its API reference). */
-export const UPSTREAM_RATE_LIMITS: ReadonlyMap<string, RateLimit> = new Map(
-  (
-    [
-      ['GET /me', 60],
-      ['GET /issues', 10],
-      ['GET /issues/{id}', 60],
-      ['PATCH /issues/{id}', 20],
-      ['POST /issues/{id}/note', 10],
-      ['GET /contacts', 60],
-      ['POST /contacts/search', 20],
-      ['GET /users', 60],
-      ['GET /teams', 60],
-      ['GET /teams/{id}', 60],
-    ] as const
-  ).map(([key, limit]) => [key, { limit, intervalMs: 60_000 }]),
+const UPSTREAM_RATE_LIMITS: ReadonlyMap<string, RateLimit> = new Map(
+  Object.entries(PYLON_RATE_LIMITS_PER_MINUTE).map(([key, limit]) => [key, { limit, intervalMs: 60_000 }]),
 );
 
 export interface Page<T> {

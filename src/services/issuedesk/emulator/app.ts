@@ -19,6 +19,7 @@ import { decodeCursor, encodeCursor, parseLimit } from '../../../emulation/pagin
 import { err, ok, type Result } from '../../../emulation/result.js';
 import { type RunningServer, startHttpServer } from '../../../emulation/serve.js';
 import { openDatabase } from '../../../emulation/sqlite.js';
+import { PYLON_RATE_LIMITS_PER_MINUTE } from '../rateLimits.js';
 import { matchesContact, parseContactFilter } from './contactFilter.js';
 import type { MessageView, StoreError } from './records.js';
 import {
@@ -47,23 +48,13 @@ export const DEFAULT_ISSUEDESK_TOKEN = 'pylon_sandbox_token';
 /** Largest dataset /_emulator/reset will build, so a typo cannot hang the emulator. */
 export const MAX_SCALE = 200_000;
 
-/** Upstream's published per-minute limits (OpenAPI operation descriptions); enforced only once enabled. */
-export const ISSUEDESK_RATE_LIMITS: Readonly<Record<string, number>> = {
-  'GET /me': 60,
-  'GET /issues': 10,
-  'GET /issues/:id': 60,
-  'PATCH /issues/:id': 20,
-  'POST /issues/:id/note': 10,
-  'GET /issues/:id/messages': 20,
-  'GET /issue-statuses': 10,
-  'GET /contacts': 60,
-  'GET /contacts/:id': 60,
-  'POST /contacts/search': 20,
-  'GET /users': 60,
-  'GET /users/:id': 60,
-  'GET /teams': 60,
-  'GET /teams/:id': 60,
-};
+/** The upstream's published per-minute limits, with the emulator's route syntax; enforced only once enabled. */
+export const ISSUEDESK_RATE_LIMITS: Readonly<Record<string, number>> = Object.fromEntries(
+  Object.entries(PYLON_RATE_LIMITS_PER_MINUTE).map(([route, limit]) => [
+    route.replace(/\{(\w+)\}/g, ':$1'),
+    limit,
+  ]),
+);
 
 export interface IssueDeskEmulatorOptions {
   /** SQLite file path, or ':memory:' (the default). */
