@@ -73,9 +73,8 @@ const whoAmI = endpointTool({
     const me = (body as { data?: Record<string, unknown> }).data ?? {};
     return {
       organization: { id: me.id ?? null, name: me.name ?? null },
-      // GET /me documents only the organization; name/email of the token's account pass through when present.
+      // GET /me documents only the organization; an email of the token's account passes through if present.
       ...(me.email ? { email: me.email } : {}),
-      ...(me.user_name ? { name: me.user_name } : {}),
       token: 'organization API token (admin scope)',
     };
   },
