@@ -158,6 +158,33 @@ describe('switchboard serve', () => {
   });
 });
 
+describe('secrets in logs', () => {
+  it('debug logs of failing and succeeding calls never contain the API token', async () => {
+    const { startEmulator } = await import('./harness.js');
+    const emulator = await startEmulator();
+    const secret = 'pylon_secret_token_for_log_test';
+    const proc = spawnCli(
+      ['serve', 'issuedesk', '--transport', 'http', '--port', '0'],
+      { ISSUEDESK_BASE_URL: emulator.url, ISSUEDESK_API_TOKEN: secret, SWITCHBOARD_LOG_LEVEL: 'debug' },
+      /MCP endpoint \(Streamable HTTP\): (http:\/\/127\.0\.0\.1:\d+\/mcp)/,
+    );
+    try {
+      const [, url] = await proc.ready;
+      const mcp = await connectClient(new StreamableHTTPClientTransport(new URL(url!)));
+      const denied = await mcp.call('IssueDesk.WhoAmI');
+      expect(denied.structured.error).toMatchObject({ kind: 'unauthorized' });
+      await mcp.call('IssueDesk.GetIssue', { lookup_by: 'id', value: secret });
+      await mcp.close();
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      expect(proc.stderr()).toMatch(/upstream call failed/);
+      expect(proc.stderr()).not.toContain(secret);
+    } finally {
+      await proc.stop();
+      await emulator.close();
+    }
+  });
+});
+
 describe('switchboard emulate', () => {
   it('prints its base URL and the token it accepts, and serves the Pylon API with it', async () => {
     const proc = spawnCli(
