@@ -301,24 +301,17 @@ const searchContacts = tool.define({
   }),
   hints: READ_ONLY,
   run: async (args, ctx, call) => {
-    let contacts: PylonContact[];
-    let complete: boolean;
-    if (args.query.includes('@')) {
-      const filter: PylonFilter = {
-        field: 'email',
-        operator: 'string_contains',
-        value: args.query.toLowerCase(),
-      };
-      ({ items: contacts, complete } = await ctx.upstream.walk(
-        (c) => ctx.upstream.searchContacts(filter, c, call.signal),
-        5,
-      ));
-    } else {
-      ({ items: contacts, complete } = await ctx.upstream.walkContacts(call.signal));
-    }
-    const ranked = args.query.includes('@')
-      ? rankEmailMatches(contacts, args.query)
-      : rankContacts(contacts, args.query);
+    // An email (or part of one) goes to the upstream's email filter; a name needs the whole list, fuzzy-ranked.
+    const byEmail = args.query.includes('@');
+    const filter: PylonFilter = {
+      field: 'email',
+      operator: 'string_contains',
+      value: args.query.toLowerCase(),
+    };
+    const { items: contacts, complete } = byEmail
+      ? await ctx.upstream.walk((c) => ctx.upstream.searchContacts(filter, c, call.signal), 5)
+      : await ctx.upstream.walkContacts(call.signal);
+    const ranked = byEmail ? rankEmailMatches(contacts, args.query) : rankContacts(contacts, args.query);
     return searchResult(ranked, args.auto_accept_matches, args.query, 'contact', complete, contactSummary);
   },
 });

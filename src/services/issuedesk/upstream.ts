@@ -175,18 +175,12 @@ export class IssueDeskUpstream {
     );
   }
 
-  async listContacts(
+  listContacts(
     cursor: string | undefined,
     limit?: number,
     signal?: AbortSignal,
   ): Promise<Page<PylonContact>> {
-    const response = await this.http.request({
-      method: 'GET',
-      path: '/contacts',
-      query: { cursor, limit },
-      ...sig(signal),
-    });
-    return page<PylonContact>(response.body);
+    return this.listPage<PylonContact>('/contacts', cursor, limit, signal);
   }
 
   async searchContacts(
@@ -205,32 +199,28 @@ export class IssueDeskUpstream {
     return page<PylonContact>(response.body);
   }
 
-  async listUsers(
-    cursor: string | undefined,
-    limit: number | undefined,
-    signal?: AbortSignal,
-  ): Promise<Page<PylonUser>> {
-    const response = await this.http.request({
-      method: 'GET',
-      path: '/users',
-      query: { cursor, limit },
-      ...sig(signal),
-    });
-    return page<PylonUser>(response.body);
+  listUsers(cursor: string | undefined, limit?: number, signal?: AbortSignal): Promise<Page<PylonUser>> {
+    return this.listPage<PylonUser>('/users', cursor, limit, signal);
   }
 
-  async listTeams(
+  listTeams(cursor: string | undefined, limit?: number, signal?: AbortSignal): Promise<Page<PylonTeam>> {
+    return this.listPage<PylonTeam>('/teams', cursor, limit, signal);
+  }
+
+  /** One page of a plain cursor-paged list (contacts, users, teams). */
+  private async listPage<T>(
+    path: string,
     cursor: string | undefined,
-    limit?: number,
-    signal?: AbortSignal,
-  ): Promise<Page<PylonTeam>> {
+    limit: number | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<Page<T>> {
     const response = await this.http.request({
       method: 'GET',
-      path: '/teams',
+      path,
       query: { cursor, limit },
       ...sig(signal),
     });
-    return page<PylonTeam>(response.body);
+    return page<T>(response.body);
   }
 
   async getTeam(id: string, field: string, signal?: AbortSignal): Promise<PylonTeam> {
