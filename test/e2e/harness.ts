@@ -57,21 +57,30 @@ export interface ServerEnv {
   SWITCHBOARD_TIMEOUT_MS?: string;
 }
 
-/** Switchboard as a child process over stdio, the way an MCP client launches it. */
-export async function connectStdio(env: ServerEnv, extraArgs: string[] = []): Promise<Connected> {
+/** The CLI as a child process over stdio, the way an MCP client launches it. */
+export async function connectCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<Connected> {
+  const defined = Object.fromEntries(
+    Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
+  );
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: [...CLI, 'serve', 'issuedesk', ...extraArgs],
+    args: [...CLI, ...args],
     cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      SWITCHBOARD_CLIENT_RATE_LIMITS: 'off',
-      SWITCHBOARD_LOG_LEVEL: 'warn',
-      ...env,
-    } as Record<string, string>,
+    env: { PATH: process.env.PATH ?? '', SWITCHBOARD_LOG_LEVEL: 'warn', ...defined },
     stderr: 'pipe',
   });
   return connectClient(transport);
+}
+
+/** `serve issuedesk` over stdio against the given upstream. */
+export function connectStdio(env: ServerEnv): Promise<Connected> {
+  return connectCli(['serve', 'issuedesk'], {
+    SWITCHBOARD_CLIENT_RATE_LIMITS: 'off',
+    ...env,
+  });
 }
 
 /** Switchboard served over Streamable HTTP on a loopback port, in this process. */
