@@ -109,7 +109,7 @@ describe('switchboard serve', () => {
     }
   });
 
-  it('rejects a request whose Host header is not a local name (DNS rebinding)', async () => {
+  it('rejects requests whose Host or Origin is not local (DNS rebinding, cross-site pages)', async () => {
     const proc = spawnCli(
       ['serve', 'issuedesk', '--sandbox', '--data-dir', ':memory:', '--transport', 'http', '--port', '0'],
       {},
@@ -118,19 +118,22 @@ describe('switchboard serve', () => {
     try {
       const [, url] = await proc.ready;
       const { request } = await import('node:http');
-      const status = await new Promise<number>((resolve, reject) => {
-        const req = request(
-          url!,
-          { method: 'POST', headers: { host: 'evil.example', 'content-type': 'application/json' } },
-          (res) => {
-            res.resume();
-            resolve(res.statusCode ?? 0);
-          },
-        );
-        req.on('error', reject);
-        req.end('{}');
-      });
-      expect(status).toBe(403);
+      const post = (headers: Record<string, string>) =>
+        new Promise<number>((resolve, reject) => {
+          const req = request(
+            url!,
+            { method: 'POST', headers: { 'content-type': 'application/json', ...headers } },
+            (res) => {
+              res.resume();
+              resolve(res.statusCode ?? 0);
+            },
+          );
+          req.on('error', reject);
+          req.end('{}');
+        });
+      expect(await post({ host: 'evil.example' })).toBe(403);
+      // A page on another site calling the local server from a browser.
+      expect(await post({ origin: 'https://evil.example' })).toBe(403);
     } finally {
       await proc.stop();
     }
