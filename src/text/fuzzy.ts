@@ -25,11 +25,6 @@
 
 import { distance } from 'fastest-levenshtein';
 
-/** The score from which a match may be auto-accepted when the caller allows it. Several candidates
- * can clear it (two "John"s), so a caller auto-accepting should also require the runner-up to be
- * clearly lower. */
-export const FUZZY_ACCEPT_THRESHOLD = 0.8;
-
 export interface FuzzyCandidate<T> {
   item: T;
   /** In [0, 1]; 1 only for an exact (normalised) match. */
