@@ -56,7 +56,7 @@ program
   .option('--port <port>', 'port of the first emulator (0 picks free ones)', integer('--port', 0, 65535), 0)
   .option('--db <file>', 'SQLite file (one service) or folder (several); default :memory:')
   .option('--seed <n>', 'seed for generated data', integer('--seed', 0), 1)
-  .option('--scale <n>', 'number of issues (or records) to generate', integer('--scale', 1))
+  .option('--scale <n>', 'number of issues (or records) to generate', integer('--scale', 1, 200_000))
   .option('--reset', 'reseed even if the database holds data', false)
   .option('--token <token>', 'issuedesk: the API token to accept')
   .action(async (services: string[], options) => {
