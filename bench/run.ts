@@ -65,23 +65,10 @@ async function coldStart(runs = 7) {
   return stats(samples);
 }
 
-async function connectHttp(url: string) {
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
-
-async function main() {
-  console.log('Switchboard benchmarks (IssueDesk)');
-  console.log(`node ${process.version}, ${new Date().toISOString()}\n`);
-
-  const cold = await coldStart();
-  console.log(
-    `cold start to first tools/list over stdio: p50 ${ms(cold.p50)}, min ${ms(cold.min)} (${cold.n} runs)`,
-  );
-
+/** An emulator and a Switchboard HTTP server wired to it, each its own process. */
+async function startStack(emulatorArgs: string[] = []) {
   const emulator = startChild(
-    ['emulate', 'issuedesk', '--port', '0'],
+    ['emulate', 'issuedesk', '--port', '0', ...emulatorArgs],
     {},
     /listening on (http:\/\/\S+)\n\s+accepts: --token (\S+)/,
   );
@@ -97,9 +84,36 @@ async function main() {
     /MCP endpoint \(Streamable HTTP\): (\S+)/,
   );
   const [, mcpUrl] = await server.ready;
+  return {
+    emulatorUrl: emulatorUrl!,
+    token: token!,
+    mcpUrl: mcpUrl!,
+    stopAll: async () => {
+      await stop(server.child);
+      await stop(emulator.child);
+    },
+  };
+}
+
+async function connectHttp(url: string) {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+async function main() {
+  console.log('Switchboard benchmarks (IssueDesk)');
+  console.log(`node ${process.version}, ${new Date().toISOString()}\n`);
+
+  const cold = await coldStart();
+  console.log(
+    `cold start to first tools/list over stdio: p50 ${ms(cold.p50)}, min ${ms(cold.min)} (${cold.n} runs)`,
+  );
+
+  const { emulatorUrl, token, mcpUrl, stopAll } = await startStack();
 
   try {
-    const client = await connectHttp(mcpUrl!);
+    const client = await connectHttp(mcpUrl);
     const { tools } = await client.listTools();
     const listJson = JSON.stringify({ tools });
     const instructions = client.getInstructions() ?? '';
@@ -144,7 +158,7 @@ async function main() {
       `  direct emulator GET /issues/{id}: p50 ${ms(d.p50)}, p99 ${ms(d.p99)}; MCP overhead at p50 ${ms(m.p50 - d.p50)}`,
     );
 
-    const clients = await Promise.all(Array.from({ length: 16 }, () => connectHttp(mcpUrl!)));
+    const clients = await Promise.all(Array.from({ length: 16 }, () => connectHttp(mcpUrl)));
     const deadline = performance.now() + 5_000;
     let calls = 0;
     let errors = 0;
@@ -187,8 +201,7 @@ async function main() {
     await Promise.all(clients.map((c) => c.close()));
     await client.close();
   } finally {
-    await stop(server.child);
-    await stop(emulator.child);
+    await stopAll();
   }
 
   // Ranking alone: the BM25 part of SearchIssues over 10,000 issues (title + HTML body), as the tool does it.
@@ -216,25 +229,9 @@ async function main() {
   }
 
   // End to end over 10,000 issues: fetching the search window from the emulator (11 pages of 999) plus ranking.
-  const big = startChild(
-    ['emulate', 'issuedesk', '--port', '0', '--scale', '10000'],
-    {},
-    /listening on (http:\/\/\S+)\n\s+accepts: --token (\S+)/,
-  );
-  const [, bigUrl, bigToken] = await big.ready;
-  const bigServer = startChild(
-    ['serve', 'issuedesk', '--transport', 'http', '--port', '0'],
-    {
-      ISSUEDESK_BASE_URL: bigUrl!,
-      ISSUEDESK_API_TOKEN: bigToken!,
-      SWITCHBOARD_CLIENT_RATE_LIMITS: 'off',
-      SWITCHBOARD_LOG_LEVEL: 'warn',
-    },
-    /MCP endpoint \(Streamable HTTP\): (\S+)/,
-  );
-  const [, bigMcp] = await bigServer.ready;
+  const big = await startStack(['--scale', '10000']);
   try {
-    const client = await connectHttp(bigMcp!);
+    const client = await connectHttp(big.mcpUrl);
     const samples: number[] = [];
     let searched = 0;
     for (let i = 0; i < 5; i++) {
@@ -252,8 +249,7 @@ async function main() {
     );
     await client.close();
   } finally {
-    await stop(bigServer.child);
-    await stop(big.child);
+    await big.stopAll();
   }
 }
 
