@@ -29,12 +29,13 @@ import {
   parseSearchContactsBody,
 } from './requestBodies.js';
 import { buildSeedData, DEFAULT_SCALE, DEFAULT_SEED } from './seed.js';
-import { IssueDeskStore } from './store.js';
+import { IssueDeskStore, type Page } from './store.js';
 import {
   contactToWire,
   dataEnvelope,
   errorEnvelope,
   issueToWire,
+  type Json,
   listEnvelope,
   messageToWire,
   orgToWire,
@@ -254,14 +255,6 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
     return cursorPosition(tag, c.req.query('cursor'), limit.value);
   }
 
-  app.get('/contacts', (c) => {
-    const params = pageParams(c, 'contacts');
-    if (!params.ok) return fail(c, 400, params.error);
-    const page = store.contactsAfter(params.value.afterPos, params.value.limit);
-    const next = nextPosCursor('contacts', page);
-    return c.json(listEnvelope(page.items.map(contactToWire), next, c.get('requestId')));
-  });
-
   app.post('/contacts/search', async (c) => {
     const body = await readJsonObject(c);
     if (!body.ok) return fail(c, 400, body.error);
@@ -282,37 +275,49 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
     );
   });
 
-  app.get('/contacts/:id', (c) => {
-    const contact = store.contact(c.req.param('id'));
-    if (!contact) return fail(c, 404, 'Contact not found');
-    return c.json(dataEnvelope(contactToWire(contact), c.get('requestId')));
-  });
+  // Contacts, users and teams are alike on the wire: a cursor-paged list by position and a lookup by id.
+  function directoryRoutes<W, T extends W & { pos: number }>(
+    path: string,
+    notFound: string,
+    after: (afterPos: number, limit: number) => Page<T>,
+    one: (id: string) => T | undefined,
+    wire: (item: W) => Json,
+  ): void {
+    const tag = path.slice(1);
+    app.get(path, (c) => {
+      const params = pageParams(c, tag);
+      if (!params.ok) return fail(c, 400, params.error);
+      const page = after(params.value.afterPos, params.value.limit);
+      return c.json(listEnvelope(page.items.map(wire), nextPosCursor(tag, page), c.get('requestId')));
+    });
+    app.get(`${path}/:id`, (c) => {
+      const item = one(c.req.param('id'));
+      if (!item) return fail(c, 404, notFound);
+      return c.json(dataEnvelope(wire(item), c.get('requestId')));
+    });
+  }
 
-  app.get('/users', (c) => {
-    const params = pageParams(c, 'users');
-    if (!params.ok) return fail(c, 400, params.error);
-    const page = store.usersAfter(params.value.afterPos, params.value.limit);
-    return c.json(listEnvelope(page.items.map(userToWire), nextPosCursor('users', page), c.get('requestId')));
-  });
-
-  app.get('/users/:id', (c) => {
-    const user = store.user(c.req.param('id'));
-    if (!user) return fail(c, 404, 'User not found');
-    return c.json(dataEnvelope(userToWire(user), c.get('requestId')));
-  });
-
-  app.get('/teams', (c) => {
-    const params = pageParams(c, 'teams');
-    if (!params.ok) return fail(c, 400, params.error);
-    const page = store.teamsAfter(params.value.afterPos, params.value.limit);
-    return c.json(listEnvelope(page.items.map(teamToWire), nextPosCursor('teams', page), c.get('requestId')));
-  });
-
-  app.get('/teams/:id', (c) => {
-    const team = store.team(c.req.param('id'));
-    if (!team) return fail(c, 404, 'Team not found');
-    return c.json(dataEnvelope(teamToWire(team), c.get('requestId')));
-  });
+  directoryRoutes(
+    '/contacts',
+    'Contact not found',
+    store.contactsAfter.bind(store),
+    store.contact.bind(store),
+    contactToWire,
+  );
+  directoryRoutes(
+    '/users',
+    'User not found',
+    store.usersAfter.bind(store),
+    store.user.bind(store),
+    userToWire,
+  );
+  directoryRoutes(
+    '/teams',
+    'Team not found',
+    store.teamsAfter.bind(store),
+    store.team.bind(store),
+    teamToWire,
+  );
 
   const controls = { log: emulator.log, faults: emulator.faults, rateLimiter: emulator.rateLimiter, clock };
   return { app, store, token, controls, close: () => db.close() };
