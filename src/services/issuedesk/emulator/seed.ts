@@ -301,16 +301,31 @@ function buildIssue(
     issueMessages.push({ id: rng.uuid(), issueId: id, fileUrls: [], ...m });
   };
 
-  addMessage({
-    isPrivate: false,
-    html: bodyHtml,
-    source,
-    authorUserId: null,
-    authorContactId: requester.id,
-    authorName: requester.name,
-    threadId: null,
-    timestamp: createdAt,
-  });
+  // Public messages in the conversation, from the requester or from the agent on the issue.
+  const fromCustomer = (html: string, timestamp: number) =>
+    addMessage({
+      isPrivate: false,
+      html,
+      source,
+      authorUserId: null,
+      authorContactId: requester.id,
+      authorName: requester.name,
+      threadId: null,
+      timestamp,
+    });
+  const fromAgent = (html: string, timestamp: number) =>
+    addMessage({
+      isPrivate: false,
+      html,
+      source,
+      authorUserId: agent.id,
+      authorContactId: null,
+      authorName: agent.name,
+      threadId: null,
+      timestamp,
+    });
+
+  fromCustomer(bodyHtml, createdAt);
   let t = createdAt;
   let firstResponseAt: number | null = null;
   let touches = 0;
@@ -318,41 +333,14 @@ function buildIssue(
     t = clamp(t + rng.int(5 * MINUTE, 8 * HOUR));
     firstResponseAt = t;
     touches++;
-    addMessage({
-      isPrivate: false,
-      html: fill(rng.pick(AGENT_REPLIES), { first: vars.first ?? '' }),
-      source,
-      authorUserId: agent.id,
-      authorContactId: null,
-      authorName: agent.name,
-      threadId: null,
-      timestamp: t,
-    });
+    fromAgent(fill(rng.pick(AGENT_REPLIES), { first: vars.first ?? '' }), t);
     if (rng.chance(0.4)) {
       t = clamp(t + rng.int(10 * MINUTE, 20 * HOUR));
-      addMessage({
-        isPrivate: false,
-        html: rng.pick(CUSTOMER_FOLLOW_UPS),
-        source,
-        authorUserId: null,
-        authorContactId: requester.id,
-        authorName: requester.name,
-        threadId: null,
-        timestamp: t,
-      });
+      fromCustomer(rng.pick(CUSTOMER_FOLLOW_UPS), t);
       if (rng.chance(0.6)) {
         t = clamp(t + rng.int(10 * MINUTE, 6 * HOUR));
         touches++;
-        addMessage({
-          isPrivate: false,
-          html: fill(rng.pick(AGENT_REPLIES), { first: vars.first ?? '' }),
-          source,
-          authorUserId: agent.id,
-          authorContactId: null,
-          authorName: agent.name,
-          threadId: null,
-          timestamp: t,
-        });
+        fromAgent(fill(rng.pick(AGENT_REPLIES), { first: vars.first ?? '' }), t);
       }
     }
   }
