@@ -2,8 +2,10 @@
 // template, where each argument goes, how to shape the answer); this module turns the row into a tool. No
 // per-tool fetch code exists anywhere else.
 
-import type { z } from 'zod';
-import type { HttpMethod, UpstreamClient } from './http.js';
+import { z } from 'zod';
+import { invalidArguments } from './errors.js';
+import type { HttpMethod, UpstreamClient, UpstreamResponse } from './http.js';
+import { parseRequestBody, requestBodyDocument, schemaModeShape } from './schemaMode.js';
 import { defineTool, type ToolDefinition, type ToolHints } from './tool.js';
 import type { QueryValue } from './url.js';
 
@@ -15,10 +17,14 @@ export interface EndpointSpec {
   pathParams?: Readonly<Record<string, string>>;
   /** Upstream query parameter -> argument name. */
   query?: Readonly<Record<string, string>>;
-  /** Builds the JSON body from the arguments. */
+  /** Builds the JSON body from the arguments (tools without schema mode). */
   body?: (args: Record<string, unknown>) => unknown;
+  /** Argument name -> how its value is written into the path or query (e.g. an id prefix translated). */
+  encode?: Readonly<Record<string, (value: unknown) => QueryValue>>;
   /** Overrides the method's idempotency (e.g. a POST search is safe to repeat). */
   idempotent?: boolean;
+  /** The upstream documents this endpoint as taking no credentials: none are sent. */
+  anonymous?: boolean;
 }
 
 export interface EndpointToolRow<Ctx, S extends z.ZodObject> {
@@ -28,51 +34,89 @@ export interface EndpointToolRow<Ctx, S extends z.ZodObject> {
   input: S;
   hints: ToolHints;
   endpoint: EndpointSpec;
-  client: (ctx: Ctx) => UpstreamClient;
-  /** Shapes the upstream JSON into the tool result; by default the upstream JSON is returned as it is. */
-  shape?: (body: unknown, args: z.output<S>) => unknown;
+  /**
+   * Schema mode: the tool also takes `mode` and `request_body`, and this schema is the request body's contract.
+   * In execute mode every path parameter becomes required.
+   */
+  requestBody?: z.ZodType;
+  client: (ctx: Ctx) => UpstreamClient | Promise<UpstreamClient>;
+  /** Shapes the upstream answer into the tool result; by default the upstream JSON is returned as it is. */
+  shape?: (response: UpstreamResponse, args: z.output<S>, requestBody: unknown, ctx: Ctx) => unknown;
 }
 
 export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ctx, S>): ToolDefinition<Ctx> {
-  const { endpoint } = row;
+  const { endpoint, requestBody } = row;
   const placeholders = [...endpoint.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((match) => match[1]!);
-  return defineTool<Ctx, S>({
+  const fieldOf = (placeholder: string) => endpoint.pathParams?.[placeholder] ?? placeholder;
+  // Strict: an unknown parameter is a mistake worth naming, not something to drop silently.
+  const input = z.strictObject({ ...(requestBody ? schemaModeShape : {}), ...row.input.shape });
+  return defineTool<Ctx, z.ZodObject>({
     name: row.name,
     title: row.title,
     description: row.description,
-    input: row.input,
+    input,
     hints: row.hints,
     run: async (args, ctx, call) => {
       const values = args as Record<string, unknown>;
+      let body: unknown;
+      if (requestBody) {
+        if (values.mode === 'get_request_schema') {
+          return { tool: call.toolName, request_body: requestBodyDocument(requestBody) };
+        }
+        const missing = placeholders.map(fieldOf).filter((field) => values[field] === undefined);
+        if (missing.length > 0) {
+          throw invalidArguments(
+            `${call.toolName} needs ${missing.join(' and ')} in execute mode.`,
+            missing.map((field) => ({ field, problem: 'required when mode is execute' })),
+            'Give every path parameter, then call again.',
+          );
+        }
+        const parsed = parseRequestBody(
+          values.request_body as string | undefined,
+          requestBody,
+          call.toolName,
+        );
+        if (!parsed.ok) throw parsed.error;
+        body = parsed.value;
+      } else if (endpoint.body) {
+        body = endpoint.body(values);
+      }
+      const encoded = (field: string): unknown => {
+        const value = values[field];
+        const encode = endpoint.encode?.[field];
+        return value !== undefined && encode ? encode(value) : value;
+      };
       const params: Record<string, string> = {};
       const paramFields: Record<string, string> = {};
       for (const placeholder of placeholders) {
-        const field = endpoint.pathParams?.[placeholder] ?? placeholder;
-        const value = values[field];
+        const field = fieldOf(placeholder);
+        const value = encoded(field);
         if (value !== undefined) params[placeholder] = String(value);
         paramFields[placeholder] = field;
       }
       const query: Record<string, QueryValue> = {};
       for (const [upstreamName, field] of Object.entries(endpoint.query ?? {})) {
-        query[upstreamName] = values[field] as QueryValue;
+        query[upstreamName] = encoded(field) as QueryValue;
       }
-      const response = await row.client(ctx).request({
+      const client = await row.client(ctx);
+      const response = await client.request({
         method: endpoint.method,
         path: endpoint.path,
         params,
         paramFields,
         query,
-        ...(endpoint.body ? { body: endpoint.body(values) } : {}),
+        ...(body !== undefined ? { body } : {}),
         ...(endpoint.idempotent !== undefined ? { idempotent: endpoint.idempotent } : {}),
+        ...(endpoint.anonymous ? { anonymous: true } : {}),
         signal: call.signal,
       });
-      if (row.shape) return row.shape(response.body, args);
+      if (row.shape) return row.shape(response, args as z.output<S>, body, ctx);
       return isEmptyBody(response.body) ? { success: true, status: response.status } : response.body;
     },
   });
 }
 
-function isEmptyBody(body: unknown): boolean {
+export function isEmptyBody(body: unknown): boolean {
   return (
     body === undefined ||
     body === null ||

@@ -21,6 +21,8 @@ export interface UpstreamRequest {
   body?: unknown;
   /** Overrides the method's default: GET/PUT/DELETE are idempotent, POST/PATCH are not. */
   idempotent?: boolean;
+  /** Sent without credentials: for endpoints the upstream documents as taking none. */
+  anonymous?: boolean;
   signal?: AbortSignal;
 }
 
@@ -83,7 +85,7 @@ export class UpstreamClient {
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.opts.userAgent,
-      ...this.opts.authHeaders(),
+      ...(req.anonymous ? {} : this.opts.authHeaders()),
     };
     let body: string | undefined;
     if (req.body !== undefined) {

@@ -11,7 +11,7 @@ export function validateArguments<S extends z.ZodObject>(
 ): { ok: true; value: z.output<S> } | { ok: false; error: ToolError } {
   const parsed = schema.safeParse(args ?? {});
   if (parsed.success) return { ok: true, value: parsed.data };
-  const issues = parsed.error.issues.flatMap(describeIssue);
+  const issues = describeIssues(parsed.error.issues);
   const fields = [...new Set(issues.map((issue) => issue.field))].join(', ');
   return {
     ok: false,
@@ -23,14 +23,36 @@ export function validateArguments<S extends z.ZodObject>(
   };
 }
 
-function describeIssue(issue: z.core.$ZodIssue): ArgumentIssue[] {
-  const field = issue.path.length > 0 ? issue.path.map(String).join('.') : '(arguments)';
+/** Field-named problems from zod issues; `root` names the value itself (e.g. `request_body`). */
+export function describeIssues(
+  issues: readonly z.core.$ZodIssue[],
+  root?: string,
+  prefix: readonly PropertyKey[] = [],
+): ArgumentIssue[] {
+  return issues.flatMap((issue) => describeIssue(issue, root, prefix));
+}
+
+function describeIssue(
+  issue: z.core.$ZodIssue,
+  root: string | undefined,
+  prefix: readonly PropertyKey[],
+): ArgumentIssue[] {
+  const path = [...(root ? [root] : []), ...prefix, ...issue.path].map(String);
+  const field = path.length > 0 ? path.join('.') : '(arguments)';
   switch (issue.code) {
     case 'unrecognized_keys':
       return issue.keys.map((key) => ({
-        field: issue.path.length > 0 ? `${field}.${key}` : key,
-        problem: 'unknown parameter; check the spelling against the input schema',
+        field: path.length > 0 ? `${field}.${key}` : key,
+        problem: root
+          ? 'unknown field; check the spelling against the schema'
+          : 'unknown parameter; check the spelling against the input schema',
       }));
+    case 'invalid_union': {
+      // No variant matched: report the closest one (fewest problems), which is nearly always the one meant.
+      const closest = [...issue.errors].sort((a, b) => a.length - b.length)[0];
+      if (!closest || closest.length === 0) return [{ field, problem: issue.message }];
+      return describeIssues(closest, root, [...prefix, ...issue.path]);
+    }
     case 'invalid_type':
       if (issue.input === undefined) return [{ field, problem: `required (${issue.expected})` }];
       return [{ field, problem: `expected ${issue.expected}, got ${describeValue(issue.input)}` }];

@@ -69,7 +69,7 @@ const whoAmI = endpointTool({
   hints: READ_ONLY,
   endpoint: { method: 'GET', path: '/me' },
   client: (ctx: IssueDeskContext) => ctx.upstream.http,
-  shape: (body) => {
+  shape: ({ body }) => {
     const me = (body as { data?: Record<string, unknown> }).data ?? {};
     return {
       organization: { id: me.id ?? null, name: me.name ?? null },
@@ -287,7 +287,7 @@ const listContacts = endpointTool({
   hints: READ_ONLY,
   endpoint: { method: 'GET', path: '/contacts', query: { cursor: 'cursor' } },
   client: (ctx: IssueDeskContext) => ctx.upstream.http,
-  shape: (body) => listShape(body, 'contacts', (item) => contactSummary(item as PylonContact)),
+  shape: ({ body }) => listShape(body, 'contacts', (item) => contactSummary(item as PylonContact)),
 });
 
 const searchContacts = tool.define({
@@ -327,7 +327,7 @@ const listUsers = endpointTool({
   hints: READ_ONLY,
   endpoint: { method: 'GET', path: '/users', query: { cursor: 'cursor', limit: 'limit' } },
   client: (ctx: IssueDeskContext) => ctx.upstream.http,
-  shape: (body) => listShape(body, 'users', (item) => userSummary(item as PylonUser)),
+  shape: ({ body }) => listShape(body, 'users', (item) => userSummary(item as PylonUser)),
 });
 
 const searchUsers = tool.define({
@@ -361,7 +361,7 @@ const listTeams = endpointTool({
   hints: READ_ONLY,
   endpoint: { method: 'GET', path: '/teams', query: { cursor: 'cursor' } },
   client: (ctx: IssueDeskContext) => ctx.upstream.http,
-  shape: (body) => listShape(body, 'teams', (item) => teamSummary(item as PylonTeam)),
+  shape: ({ body }) => listShape(body, 'teams', (item) => teamSummary(item as PylonTeam)),
 });
 
 const getTeamAndAssignment = tool.define({
