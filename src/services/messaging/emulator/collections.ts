@@ -1,0 +1,283 @@
+/**
+ * What /_emulator/state shows of the store: one entry per collection (its rows, order, equality filters and
+ * item key) and the snake_case views of rows, with JSON columns parsed. Read-only; knows nothing of HTTP.
+ */
+import type { JsonObject } from './records.js';
+
+export type Row = Record<string, unknown>;
+
+export function parseObject(value: unknown): JsonObject {
+  if (typeof value !== 'string') return {};
+  const parsed = JSON.parse(value) as unknown;
+  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+    ? (parsed as JsonObject)
+    : {};
+}
+
+export function str(row: Row, key: string): string {
+  return String(row[key]);
+}
+
+export function strOrNull(row: Row, key: string): string | null {
+  const v = row[key];
+  return v === null || v === undefined ? null : String(v);
+}
+
+export function num(row: Row, key: string): number {
+  return Number(row[key]);
+}
+
+export function numOrNull(row: Row, key: string): number | null {
+  const v = row[key];
+  return v === null || v === undefined ? null : Number(v);
+}
+
+export function personView(row: Row): JsonObject {
+  return {
+    cio_id: str(row, 'cio_id'),
+    id: strOrNull(row, 'id'),
+    email: strOrNull(row, 'email'),
+    attributes: parseObject(row.attributes),
+    created_at: num(row, 'created_at'),
+    updated_at: num(row, 'updated_at'),
+  };
+}
+
+function deviceView(row: Row): JsonObject {
+  return {
+    // `id` as in the v1 body (`device.id`); v2 calls the same token `token`.
+    id: str(row, 'token'),
+    person: str(row, 'person'),
+    platform: str(row, 'platform'),
+    last_used: numOrNull(row, 'last_used'),
+    attributes: parseObject(row.attributes),
+    created_at: num(row, 'created_at'),
+    updated_at: num(row, 'updated_at'),
+  };
+}
+
+function eventView(row: Row): JsonObject {
+  return {
+    seq: num(row, 'seq'),
+    person: strOrNull(row, 'person'),
+    anonymous_id: strOrNull(row, 'anonymous_id'),
+    name: str(row, 'name'),
+    type: str(row, 'type'),
+    id: strOrNull(row, 'dedupe_id'),
+    timestamp: num(row, 'timestamp'),
+    data: parseObject(row.data),
+    invite: num(row, 'invite') === 1,
+    received_at: num(row, 'received_at'),
+    origin: str(row, 'origin'),
+  };
+}
+
+function objectView(row: Row): JsonObject {
+  return {
+    cio_object_id: str(row, 'cio_object_id'),
+    object_type_id: str(row, 'object_type_id'),
+    object_id: str(row, 'object_id'),
+    attributes: parseObject(row.attributes),
+    created_at: num(row, 'created_at'),
+    updated_at: num(row, 'updated_at'),
+  };
+}
+
+function relationshipView(row: Row): JsonObject {
+  return {
+    seq: num(row, 'seq'),
+    person: strOrNull(row, 'person'),
+    anonymous_id: strOrNull(row, 'anonymous_id'),
+    cio_object_id: str(row, 'cio_object_id'),
+    object_type_id: str(row, 'object_type_id'),
+    object_id: str(row, 'object_id'),
+    attributes: parseObject(row.attributes),
+    created_at: num(row, 'created_at'),
+    updated_at: num(row, 'updated_at'),
+  };
+}
+
+/** Rows as stored, with the JSON text columns parsed and 0/1 flags made booleans. */
+function plainView(jsonColumns: readonly string[], flagColumns: readonly string[] = []) {
+  return (row: Row): JsonObject => {
+    const out: JsonObject = { ...row };
+    for (const column of jsonColumns) out[column] = JSON.parse(String(row[column])) as unknown;
+    for (const column of flagColumns) out[column] = num(row, column) === 1;
+    return out;
+  };
+}
+
+export interface Filter {
+  column: string;
+  numeric?: boolean;
+  /** 'person' filters accept a cio_id, an id or an email. */
+  person?: boolean;
+  lower?: boolean;
+}
+
+export interface CollectionSpec {
+  from: string;
+  order: string;
+  filters: Record<string, Filter>;
+  view: (row: Row) => JsonObject;
+  /** The column `item(name, key)` looks the key up in. */
+  key: Filter;
+}
+
+const person: Filter = { column: 'person', person: true };
+
+export const COLLECTIONS: Record<string, CollectionSpec> = {
+  people: {
+    from: 'SELECT * FROM people',
+    order: 'pos',
+    filters: {
+      id: { column: 'id' },
+      email: { column: 'email_key', lower: true },
+      cio_id: { column: 'cio_id' },
+    },
+    view: personView,
+    key: { column: 'cio_id' },
+  },
+  devices: {
+    from: 'SELECT * FROM devices',
+    order: 'created_at, token',
+    filters: { person, platform: { column: 'platform' } },
+    view: deviceView,
+    key: { column: 'token' },
+  },
+  events: {
+    from: 'SELECT * FROM events WHERE person IS NOT NULL',
+    order: 'seq',
+    filters: {
+      person,
+      name: { column: 'name' },
+      type: { column: 'type' },
+      anonymous_id: { column: 'anonymous_id' },
+      id: { column: 'dedupe_id' },
+      origin: { column: 'origin' },
+    },
+    view: eventView,
+    key: { column: 'seq', numeric: true },
+  },
+  anonymous_events: {
+    from: 'SELECT * FROM events WHERE person IS NULL',
+    order: 'seq',
+    filters: {
+      anonymous_id: { column: 'anonymous_id' },
+      name: { column: 'name' },
+      id: { column: 'dedupe_id' },
+    },
+    view: eventView,
+    key: { column: 'seq', numeric: true },
+  },
+  forms: {
+    from: 'SELECT form_id AS id, created_at, submissions, last_submitted_at FROM forms',
+    order: 'created_at, id',
+    filters: {},
+    view: plainView([]),
+    key: { column: 'id' },
+  },
+  form_submissions: {
+    from: 'SELECT * FROM form_submissions',
+    order: 'seq',
+    filters: { form_id: { column: 'form_id' }, person },
+    view: plainView(['fields']),
+    key: { column: 'seq', numeric: true },
+  },
+  metrics: {
+    from: 'SELECT * FROM metrics',
+    order: 'seq',
+    filters: {
+      delivery_id: { column: 'delivery_id' },
+      metric: { column: 'metric' },
+      source: { column: 'source' },
+    },
+    view: plainView(['fields'], ['known_delivery']),
+    key: { column: 'seq', numeric: true },
+  },
+  segments: {
+    from: `SELECT s.*, (SELECT COUNT(*) FROM segment_members m WHERE m.segment_id = s.id) AS member_count
+      FROM segments s`,
+    order: 'id',
+    filters: { type: { column: 'type' } },
+    view: plainView([]),
+    key: { column: 'id', numeric: true },
+  },
+  segment_members: {
+    from: 'SELECT segment_id, person AS cio_id, added_at FROM segment_members',
+    order: 'segment_id, added_at, cio_id',
+    filters: {
+      segment_id: { column: 'segment_id', numeric: true },
+      segment: { column: 'segment_id', numeric: true },
+      cio_id: { column: 'cio_id', person: true },
+      person: { column: 'cio_id', person: true },
+    },
+    view: plainView([]),
+    key: { column: "segment_id || ':' || cio_id" },
+  },
+  suppressions: {
+    from: 'SELECT kind, value AS identifier, cio_id, suppressed_at FROM suppressions',
+    order: 'suppressed_at, kind, identifier',
+    filters: { kind: { column: 'kind' }, cio_id: { column: 'cio_id' } },
+    view: plainView([]),
+    key: { column: 'identifier' },
+  },
+  deliveries: {
+    from: 'SELECT * FROM deliveries',
+    order: 'created_at, id',
+    filters: { person, channel: { column: 'channel' } },
+    view: plainView([]),
+    key: { column: 'id' },
+  },
+  unsubscribes: {
+    from: 'SELECT * FROM unsubscribes',
+    order: 'seq',
+    filters: { delivery_id: { column: 'delivery_id' }, person },
+    view: plainView([]),
+    key: { column: 'seq', numeric: true },
+  },
+  objects: {
+    from: 'SELECT * FROM objects',
+    order: 'object_type_id, object_id',
+    filters: { object_type_id: { column: 'object_type_id' }, object_id: { column: 'object_id' } },
+    view: objectView,
+    key: { column: 'cio_object_id' },
+  },
+  relationships: {
+    from: `SELECT r.*, o.object_type_id, o.object_id FROM relationships r
+      JOIN objects o ON o.cio_object_id = r.cio_object_id`,
+    order: 'seq',
+    filters: {
+      person,
+      anonymous_id: { column: 'anonymous_id' },
+      cio_object_id: { column: 'cio_object_id' },
+      object_type_id: { column: 'object_type_id' },
+      object_id: { column: 'object_id' },
+    },
+    view: relationshipView,
+    key: { column: 'seq', numeric: true },
+  },
+  batches: {
+    from: 'SELECT * FROM batches',
+    order: 'seq',
+    filters: { status: { column: 'status', numeric: true } },
+    view: plainView(['failed']),
+    key: { column: 'seq', numeric: true },
+  },
+  merges: {
+    from: 'SELECT * FROM merges',
+    order: 'seq',
+    filters: { outcome: { column: 'outcome' } },
+    view: plainView(['primary_ref', 'secondary_ref']),
+    key: { column: 'seq', numeric: true },
+  },
+  dropped: {
+    from: 'SELECT * FROM dropped',
+    order: 'seq',
+    filters: { reason: { column: 'reason' }, operation: { column: 'operation' } },
+    view: plainView(['detail']),
+    key: { column: 'seq', numeric: true },
+  },
+};
+
+export const COLLECTION_NAMES: readonly string[] = Object.keys(COLLECTIONS);
