@@ -1,49 +1,13 @@
-// `npm run bench`: the figures that matter for IssueDesk, printed, never asserted (these machines are shared and
+// `npm run bench`: the figures that matter, per server, printed, never asserted (these machines are shared and
 // noisy; run it twice before believing a difference). The server and the emulator each run as their own child
 // process from the built CLI (dist/), so the client loop here does not share their event loop.
 
-import { type ChildProcess, spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { countTokens } from 'gpt-tokenizer';
 import { buildSeedData } from '../src/services/issuedesk/emulator/seed.js';
 import { rankIssues } from '../src/services/issuedesk/resolve.js';
-
-const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const CLI = `${ROOT}dist/cli/main.js`;
-
-function stats(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
-  return { n: sorted.length, p50: at(0.5), p99: at(0.99), min: sorted[0]!, max: sorted[sorted.length - 1]! };
-}
-const ms = (value: number) => `${value.toFixed(2)} ms`;
-
-function startChild(args: string[], env: Record<string, string>, pattern: RegExp) {
-  const child = spawn(process.execPath, [CLI, ...args], {
-    env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  const ready = new Promise<RegExpExecArray>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = pattern.exec(stderr);
-      if (match) resolve(match);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
-  });
-  return { child, ready };
-}
-
-function stop(child: ChildProcess): Promise<void> {
-  return new Promise((resolve) => {
-    if (child.exitCode !== null) return resolve();
-    child.once('exit', () => resolve());
-    child.kill('SIGTERM');
-  });
-}
+import { benchMessaging } from './messaging.js';
+import { CLI, connectHttp, listTokens, ms, startChild, stats, stop } from './support.js';
 
 async function coldStart(runs = 7) {
   const samples: number[] = [];
@@ -95,14 +59,8 @@ async function startStack(emulatorArgs: string[] = []) {
   };
 }
 
-async function connectHttp(url: string) {
-  const client = new Client({ name: 'bench', version: '1' });
-  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
-  return client;
-}
-
 async function main() {
-  console.log('Switchboard benchmarks (IssueDesk)');
+  console.log('Switchboard benchmarks\n\nIssueDesk');
   console.log(`node ${process.version}, ${new Date().toISOString()}\n`);
 
   const cold = await coldStart();
@@ -114,13 +72,9 @@ async function main() {
 
   try {
     const client = await connectHttp(mcpUrl);
-    const { tools } = await client.listTools();
-    const listJson = JSON.stringify({ tools });
-    const instructions = client.getInstructions() ?? '';
-    const listTokens = countTokens(listJson);
-    const instructionTokens = countTokens(instructions);
+    const t = await listTokens(client);
     console.log(
-      `tools/list: ${tools.length} tools, ${listTokens} tokens (o200k) + ${instructionTokens} tokens of instructions = ${listTokens + instructionTokens}; ${Math.round(listTokens / tools.length)} per tool`,
+      `tools/list: ${t.tools} tools, ${t.list} tokens (o200k) + ${t.instructions} tokens of instructions = ${t.total}; ${t.perTool} per tool`,
     );
 
     const issueIds = Array.from({ length: 50 }, (_, i) => String(i + 1));
@@ -251,6 +205,8 @@ async function main() {
   } finally {
     await big.stopAll();
   }
+
+  await benchMessaging();
 }
 
 main().catch((error: unknown) => {

@@ -11,6 +11,9 @@ export interface EmulateOptions {
   scale?: number;
   reset: boolean;
   token?: string;
+  siteId?: string;
+  apiKey?: string;
+  region?: string;
 }
 
 export async function runEmulate(names: string[], options: EmulateOptions): Promise<void> {
@@ -31,7 +34,12 @@ export async function runEmulate(names: string[], options: EmulateOptions): Prom
       seed: options.seed,
       reset: options.reset,
       ...(options.scale !== undefined ? { scale: options.scale } : {}),
-      credentials: { token: options.token },
+      credentials: {
+        token: options.token,
+        siteId: options.siteId,
+        apiKey: options.apiKey,
+        region: options.region,
+      },
     });
     closers.push(() => emulator.close());
     const creds = Object.entries(emulator.credentials)

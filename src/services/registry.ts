@@ -4,6 +4,7 @@
 
 import type { ServiceRuntime } from '../runtime/tool.js';
 import { createIssueDeskRuntime, issueDeskConfigFromEnv } from './issuedesk/service.js';
+import { createMessagingRuntime, messagingConfigFromEnv } from './messaging/service.js';
 
 export interface EmulatorOptions {
   host?: string;
@@ -13,7 +14,7 @@ export interface EmulatorOptions {
   seed?: number;
   scale?: number;
   reset?: boolean;
-  /** Service-specific credential flags, e.g. { token } for the issue desk. */
+  /** Service-specific credential flags, by option name, e.g. { token } for the issue desk. */
   credentials?: Record<string, string | undefined>;
 }
 
@@ -61,6 +62,49 @@ export const SERVICES: readonly ServiceEntry[] = [
         baseUrl: emulator.url,
         token: () => emulator.credentials.token,
         // The emulator applies no rate limits unless asked to, so ours would only slow the sandbox down.
+        clientRateLimits: false,
+      }) as ServiceRuntime,
+  },
+  {
+    id: 'messaging',
+    title: 'MessagingTrackApi (Customer.io Track API)',
+    credentialFlags: [
+      { flag: 'site-id', description: 'site id the emulator accepts' },
+      { flag: 'api-key', description: 'Track API key the emulator accepts' },
+      { flag: 'region', description: "the emulated account's region, us or eu" },
+    ],
+    runtimeFromEnv: (env) => createMessagingRuntime(messagingConfigFromEnv(env)) as ServiceRuntime,
+    startEmulator: async (options) => {
+      const { startMessagingEmulator } = await import('./messaging/emulator/app.js');
+      const region = options.credentials?.region;
+      if (region !== undefined && region !== 'us' && region !== 'eu') {
+        throw new Error(`--region must be us or eu; got "${region}".`);
+      }
+      const running = await startMessagingEmulator({
+        ...(options.host ? { host: options.host } : {}),
+        ...(options.port !== undefined ? { port: options.port } : {}),
+        ...(options.db ? { db: options.db } : {}),
+        ...(options.seed !== undefined ? { seed: options.seed } : {}),
+        ...(options.scale !== undefined ? { scale: options.scale } : {}),
+        ...(options.reset ? { reset: true } : {}),
+        ...(options.credentials?.siteId ? { siteId: options.credentials.siteId } : {}),
+        ...(options.credentials?.apiKey ? { apiKey: options.credentials.apiKey } : {}),
+        ...(region ? { region } : {}),
+      });
+      return {
+        url: running.url,
+        credentials: { 'site-id': running.siteId, 'api-key': running.apiKey, region: running.region },
+        close: running.close,
+      };
+    },
+    runtimeForEmulator: (emulator, env) =>
+      createMessagingRuntime({
+        ...messagingConfigFromEnv(env),
+        // `auto` against the emulator's US root: the region endpoint points at the account's host, as upstream.
+        region: 'auto',
+        baseUrl: emulator.url,
+        siteId: () => emulator.credentials['site-id'],
+        apiKey: () => emulator.credentials['api-key'],
         clientRateLimits: false,
       }) as ServiceRuntime,
   },

@@ -55,6 +55,28 @@ describe('switchboard serve', () => {
     }
   });
 
+  it('serve all --sandbox serves IssueDesk and MessagingTrackApi together, against seeded emulators', async () => {
+    const mcp = await connectCli(['serve', 'all', '--sandbox', '--data-dir', ':memory:']);
+    try {
+      const { tools } = await mcp.client.listTools();
+      const prefixes = new Set(tools.map((tool) => tool.name.split('.')[0]));
+      expect(prefixes).toEqual(new Set(['IssueDesk', 'MessagingTrackApi']));
+      expect(tools.filter((tool) => tool.name.startsWith('MessagingTrackApi.'))).toHaveLength(17);
+      expect(mcp.client.getInstructions()).toContain('get_request_schema');
+      const region = await mcp.call('MessagingTrackApi.GetTrackApiRegion');
+      expect(region.structured.region).toBe('us');
+      // Seeded manual segment 1 and seeded person user-1.
+      const added = await mcp.call('MessagingTrackApi.AddPeopleToSegment', {
+        mode: 'execute',
+        segment_identifier: 1,
+        request_body: JSON.stringify({ ids: ['user-1'] }),
+      });
+      expect(added.structured).toEqual({ success: true, status: 200 });
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('--tools keeps only the named tools', async () => {
     const mcp = await connectCli([
       'serve',
@@ -179,6 +201,26 @@ describe('switchboard emulate', () => {
       const ok = await fetch(`${url}/me`, { headers: { authorization: 'Bearer my-chosen-token' } });
       expect(ok.status).toBe(200);
       const denied = await fetch(`${url}/me`, { headers: { authorization: 'Bearer other' } });
+      expect(denied.status).toBe(401);
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  it('emulate messaging takes --site-id, --api-key and --region, and prints them', async () => {
+    const proc = spawnCli(
+      ['emulate', 'messaging', '--port', '0', '--site-id', 'site-7', '--api-key', 'key-7', '--region', 'eu'],
+      {},
+      /listening on (http:\/\/127\.0\.0\.1:\d+)\n\s+accepts: --site-id site-7 --api-key key-7 --region eu/,
+    );
+    try {
+      const [, url] = await proc.ready;
+      const auth = { authorization: `Basic ${Buffer.from('site-7:key-7').toString('base64')}` };
+      const region = await fetch(`${url}/api/v1/accounts/region`, { headers: auth });
+      expect(await region.json()).toMatchObject({ region: 'eu', url: `${url}/eu` });
+      const denied = await fetch(`${url}/eu/api/v1/accounts/region`, {
+        headers: { authorization: 'Basic eDp5' },
+      });
       expect(denied.status).toBe(401);
     } finally {
       await proc.stop();

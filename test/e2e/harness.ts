@@ -107,18 +107,19 @@ export interface LoggedRequest {
   query: Record<string, string | string[]>;
   body: unknown;
   status: number;
+  /** The auth scheme the request used (never the credential). */
+  auth: 'bearer' | 'basic' | 'none' | 'other';
 }
 
-/** The IssueDesk emulator with helpers for its inspection API. */
-export async function startEmulator(options: { scale?: number; seed?: number } = {}) {
-  const running = await startIssueDeskEmulator({ db: ':memory:', ...options });
+/** Helpers for an emulator's inspection API (`/_emulator/...`) at `url`. */
+export function inspector(url: string) {
   const get = async <T>(path: string): Promise<T> => {
-    const response = await fetch(`${running.url}${path}`);
+    const response = await fetch(`${url}${path}`);
     if (!response.ok) throw new Error(`${path}: ${response.status}`);
     return (await response.json()) as T;
   };
   const send = async (method: string, path: string, body?: unknown) => {
-    const response = await fetch(`${running.url}${path}`, {
+    const response = await fetch(`${url}${path}`, {
       method,
       headers: { 'content-type': 'application/json' },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
@@ -126,24 +127,32 @@ export async function startEmulator(options: { scale?: number; seed?: number } =
     if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
   };
   let mark = 0;
+  const requests = async (): Promise<LoggedRequest[]> => {
+    const { requests } = await get<{ requests: LoggedRequest[] }>(`/_emulator/requests?since=${mark}`);
+    if (requests.length > 0) mark = Math.max(...requests.map((r) => r.seq));
+    return requests;
+  };
   return {
-    url: running.url,
-    token: running.token,
-    close: running.close,
     get,
     send,
-    /** Requests logged since the last call of `since()` (or since start). */
-    async requests(): Promise<LoggedRequest[]> {
-      const { requests } = await get<{ requests: LoggedRequest[] }>(`/_emulator/requests?since=${mark}`);
-      if (requests.length > 0) mark = Math.max(...requests.map((r) => r.seq));
-      return requests;
-    },
+    /** Requests logged since the last call of `requests()` (or since start). */
+    requests,
     async clearLog(): Promise<void> {
-      await this.requests();
+      await requests();
+    },
+    /** Every item of a state collection (up to 10,000). */
+    async state<T>(collection: string, query = ''): Promise<T[]> {
+      return (await get<{ items: T[] }>(`/_emulator/state/${collection}?limit=10000${query}`)).items;
     },
     faults: (rules: unknown[]) => send('PUT', '/_emulator/faults', { rules }),
     clearFaults: () => send('DELETE', '/_emulator/faults'),
   };
+}
+
+/** The IssueDesk emulator with helpers for its inspection API. */
+export async function startEmulator(options: { scale?: number; seed?: number } = {}) {
+  const running = await startIssueDeskEmulator({ db: ':memory:', ...options });
+  return { url: running.url, token: running.token, close: running.close, ...inspector(running.url) };
 }
 
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;

@@ -5,9 +5,16 @@
 import { describe, expect, it } from 'vitest';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { createIssueDeskRuntime } from '../../src/services/issuedesk/service.js';
-import { readToolTable, type SpecParam, specAvailable } from './specTable.js';
+import {
+  type ExpectedParams,
+  expectToolInput,
+  expectTranscription,
+  readToolTable,
+  type SpecParam,
+  specAvailable,
+} from './specTable.js';
 
-type Expect = Record<string, Omit<SpecParam, 'name'>>;
+type Expect = ExpectedParams;
 const s = (required = false): Omit<SpecParam, 'name'> => ({ kind: 'string', required });
 const auto: Omit<SpecParam, 'name'> = { kind: 'boolean', required: false, default: 'false' };
 
@@ -60,21 +67,6 @@ const EXPECTED: Record<string, Expect> = {
 
 const BUILTIN_STATES = ['new', 'waiting_on_you', 'waiting_on_customer', 'on_hold', 'closed'];
 
-interface JsonSchema {
-  type?: string;
-  enum?: string[];
-  anyOf?: JsonSchema[];
-  default?: unknown;
-  properties?: Record<string, JsonSchema>;
-  required?: string[];
-  additionalProperties?: boolean;
-}
-
-function kindOf(schema: JsonSchema): SpecParam['kind'] {
-  if (schema.enum || schema.anyOf?.some((branch) => branch.enum)) return 'enum';
-  return schema.type as SpecParam['kind'];
-}
-
 const toolSet = buildToolSet([createIssueDeskRuntime({ token: () => undefined })]);
 
 describe('IssueDesk inventory', () => {
@@ -88,31 +80,17 @@ describe('IssueDesk inventory', () => {
 
   for (const [name, params] of Object.entries(EXPECTED)) {
     it(`${name}: parameters, types, required, defaults, enums`, () => {
-      const schema = toolSet.byName.get(`IssueDesk.${name}`)!.listEntry.inputSchema as JsonSchema;
-      expect(schema.type).toBe('object');
-      expect(schema.additionalProperties).toBe(false);
-      expect(Object.keys(schema.properties ?? {}).sort()).toEqual(Object.keys(params).sort());
-      expect((schema.required ?? []).sort()).toEqual(
-        Object.entries(params)
-          .filter(([, p]) => p.required)
-          .map(([key]) => key)
-          .sort(),
-      );
-      for (const [param, want] of Object.entries(params)) {
-        const got = schema.properties![param]!;
-        expect(kindOf(got), `${name}.${param} type`).toBe(want.kind);
-        if (want.enumValues) expect(got.enum, `${name}.${param} enum`).toEqual(want.enumValues);
-        if (want.default !== undefined && !/ago|now/.test(want.default)) {
-          expect(String(got.default), `${name}.${param} default`).toBe(want.default);
-        }
-      }
+      expectToolInput(name, toolSet.byName.get(`IssueDesk.${name}`)!.listEntry.inputSchema, params);
     });
   }
 
   it('state offers the five built-in states (and custom slugs)', () => {
     for (const tool of ['ListIssues', 'UpdateIssueStatus']) {
-      const state = (toolSet.byName.get(`IssueDesk.${tool}`)!.listEntry.inputSchema as JsonSchema).properties!
-        .state!;
+      const state = (
+        toolSet.byName.get(`IssueDesk.${tool}`)!.listEntry.inputSchema as {
+          properties: Record<string, { anyOf?: { enum?: string[] }[] }>;
+        }
+      ).properties.state!;
       expect(state.anyOf?.find((branch) => branch.enum)?.enum).toEqual(BUILTIN_STATES);
     }
   });
@@ -131,20 +109,6 @@ describe('IssueDesk inventory', () => {
   });
 
   it.runIf(specAvailable('issuedesk.md'))('the transcription above matches the spec table itself', () => {
-    const table = readToolTable('issuedesk.md');
-    expect([...table.keys()].sort()).toEqual(Object.keys(EXPECTED).sort());
-    for (const [name, params] of table) {
-      const expected = EXPECTED[name]!;
-      expect(params.map((p) => p.name).sort(), name).toEqual(Object.keys(expected).sort());
-      for (const param of params) {
-        const want = expected[param.name]!;
-        expect({ kind: param.kind, required: param.required }, `${name}.${param.name}`).toEqual({
-          kind: want.kind,
-          required: want.required,
-        });
-        if (param.enumValues) expect(want.enumValues, `${name}.${param.name} enum`).toEqual(param.enumValues);
-        expect(want.default, `${name}.${param.name} default`).toBe(param.default);
-      }
-    }
+    expectTranscription(readToolTable('issuedesk.md'), EXPECTED);
   });
 });

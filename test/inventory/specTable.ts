@@ -3,6 +3,7 @@
 
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
+import { expect } from 'vitest';
 
 export interface SpecParam {
   name: string;
@@ -38,7 +39,8 @@ function splitTop(text: string): string[] {
 }
 
 export function parseParams(cell: string): SpecParam[] {
-  if (cell.trim() === 'none') return [];
+  // `[M]` rows say "none besides mode, request_body": the two schema-mode parameters are checked separately.
+  if (cell.trim() === 'none' || cell.trim().startsWith('none besides')) return [];
   return splitTop(cell).map((part) => {
     const match = /^([a-z_]+)\s*\((.*)\)$/s.exec(part);
     if (!match) throw new Error(`cannot read parameter "${part}"`);
@@ -70,6 +72,11 @@ export function parseParams(cell: string): SpecParam[] {
   });
 }
 
+/** Tool names the spec marks `[M]` (schema mode: `mode` and `request_body`). */
+export function readSchemaModeTools(file: string): string[] {
+  return [...readFileSync(specPath(file), 'utf8').matchAll(/^\| (\w+) \[M\] \|/gm)].map((match) => match[1]!);
+}
+
 /** Rows of the first markdown table whose header starts with `| Tool |`. */
 export function readToolTable(file: string): Map<string, SpecParam[]> {
   const lines = readFileSync(specPath(file), 'utf8').split('\n');
@@ -78,7 +85,69 @@ export function readToolTable(file: string): Map<string, SpecParam[]> {
   for (const line of lines.slice(start + 2)) {
     if (!line.startsWith('|')) break;
     const cells = line.split('|').map((cell) => cell.trim());
-    tools.set(cells[1]!, parseParams(cells[2]!));
+    // `Name [M]` marks a schema-mode tool; the name is the part before the marker.
+    tools.set(cells[1]!.replace(/\s*\[M\]$/, ''), parseParams(cells[2]!));
   }
   return tools;
+}
+
+export type ExpectedParams = Record<string, Omit<SpecParam, 'name'>>;
+
+interface JsonSchema {
+  type?: string;
+  enum?: string[];
+  anyOf?: JsonSchema[];
+  default?: unknown;
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
+export function kindOf(schema: JsonSchema): SpecParam['kind'] {
+  if (schema.enum || schema.anyOf?.some((branch) => branch.enum)) return 'enum';
+  return schema.type as SpecParam['kind'];
+}
+
+/** A tool's published input schema has exactly the expected parameters, kinds, required flags, enums, defaults. */
+export function expectToolInput(toolName: string, inputSchema: unknown, params: ExpectedParams): void {
+  const schema = inputSchema as JsonSchema;
+  expect(schema.type).toBe('object');
+  expect(schema.additionalProperties).toBe(false);
+  expect(Object.keys(schema.properties ?? {}).sort(), toolName).toEqual(Object.keys(params).sort());
+  expect((schema.required ?? []).sort(), `${toolName} required`).toEqual(
+    Object.entries(params)
+      .filter(([, p]) => p.required)
+      .map(([key]) => key)
+      .sort(),
+  );
+  for (const [param, want] of Object.entries(params)) {
+    const got = schema.properties![param]!;
+    expect(kindOf(got), `${toolName}.${param} type`).toBe(want.kind);
+    if (want.enumValues) expect(got.enum, `${toolName}.${param} enum`).toEqual(want.enumValues);
+    if (want.default !== undefined && !/ago|now/.test(want.default)) {
+      expect(String(got.default), `${toolName}.${param} default`).toBe(want.default);
+    }
+  }
+}
+
+/** The transcribed expectations agree with the spec table (names, kinds, required flags, enums, defaults). */
+export function expectTranscription(
+  table: Map<string, SpecParam[]>,
+  expected: Record<string, ExpectedParams>,
+  ignore: readonly string[] = [],
+): void {
+  expect([...table.keys()].sort()).toEqual(Object.keys(expected).sort());
+  for (const [name, params] of table) {
+    const want = Object.fromEntries(Object.entries(expected[name]!).filter(([key]) => !ignore.includes(key)));
+    expect(params.map((p) => p.name).sort(), name).toEqual(Object.keys(want).sort());
+    for (const param of params) {
+      const w = want[param.name]!;
+      expect({ kind: param.kind, required: param.required }, `${name}.${param.name}`).toEqual({
+        kind: w.kind,
+        required: w.required,
+      });
+      if (param.enumValues) expect(w.enumValues, `${name}.${param.name} enum`).toEqual(param.enumValues);
+      expect(w.default, `${name}.${param.name} default`).toBe(param.default);
+    }
+  }
 }

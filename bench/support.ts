@@ -1,0 +1,61 @@
+// Helpers shared by the benchmark sections: child processes of the built CLI, timing statistics, MCP clients.
+
+import { type ChildProcess, spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
+import { countTokens } from 'gpt-tokenizer';
+
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const CLI = `${ROOT}dist/cli/main.js`;
+
+export function stats(samples: number[]) {
+  const sorted = [...samples].sort((a, b) => a - b);
+  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!;
+  return { n: sorted.length, p50: at(0.5), p99: at(0.99), min: sorted[0]!, max: sorted[sorted.length - 1]! };
+}
+export const ms = (value: number) => `${value.toFixed(2)} ms`;
+
+export function startChild(args: string[], env: Record<string, string>, pattern: RegExp) {
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  let stderr = '';
+  const ready = new Promise<RegExpExecArray>((resolve, reject) => {
+    child.stderr!.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      const match = pattern.exec(stderr);
+      if (match) resolve(match);
+    });
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+  });
+  return { child, ready };
+}
+
+export function stop(child: ChildProcess): Promise<void> {
+  return new Promise((resolve) => {
+    if (child.exitCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+}
+
+export async function connectHttp(url: string) {
+  const client = new Client({ name: 'bench', version: '1' });
+  await client.connect(new StreamableHTTPClientTransport(new URL(url)));
+  return client;
+}
+
+/** tools/list of a connected client in o200k tokens, with its instructions. */
+export async function listTokens(client: Client) {
+  const { tools } = await client.listTools();
+  const list = countTokens(JSON.stringify({ tools }));
+  const instructions = countTokens(client.getInstructions() ?? '');
+  return {
+    tools: tools.length,
+    list,
+    instructions,
+    total: list + instructions,
+    perTool: Math.round(list / tools.length),
+  };
+}

@@ -1,0 +1,352 @@
+// The 17 MessagingTrackApi tools: one declarative row each, run by the generic endpoint executor. Rows with a
+// `requestBody` are schema-mode tools (the spec's [M]); their body schemas live in schemas.ts.
+
+import { z } from 'zod';
+import { endpointTool, isEmptyBody } from '../../runtime/endpoint.js';
+import type { UpstreamResponse } from '../../runtime/http.js';
+import type { ServiceDefinition, ToolDefinition, ToolHints } from '../../runtime/tool.js';
+import { READ_ONLY } from '../../runtime/tool.js';
+import { MESSAGING_BODIES } from './schemas.js';
+import type { TrackApi } from './upstream.js';
+
+export interface MessagingContext {
+  track: TrackApi;
+}
+
+/** Creates or changes data; repeating the same call leaves the same state. */
+const SET: ToolHints = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+};
+/** Records something new each time (events, submissions, metrics). */
+const APPEND: ToolHints = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+/** Deletes or irreversibly changes data; repeating it changes nothing more. */
+const DESTROY: ToolHints = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: true,
+  openWorldHint: true,
+};
+/** Mixed operations that may delete (v2 entity and batch). */
+const MIXED: ToolHints = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
+
+/** The spec's internal-id prefix `msg_` is the upstream's `cio_`; ids and emails pass as they are. */
+export function toUpstreamIdentifier(value: unknown): string {
+  const text = String(value);
+  return text.startsWith('msg_') ? `cio_${text.slice(4)}` : text;
+}
+
+/** The spec's identifier type `msg_id` is the upstream's `cio_id`. */
+function toUpstreamIdType(value: unknown): string {
+  return value === 'msg_id' ? 'cio_id' : String(value);
+}
+
+const person = (description: string) => z.string().min(1).describe(description);
+const PERSON = 'Person: id, email, or msg_ internal id.';
+const idType = z.enum(['id', 'email', 'msg_id']).default('id');
+
+const client = (ctx: MessagingContext) => ctx.track.client();
+
+/** 200 `{}` and 204 become an explicit success; a batch answered 207 lists what failed without failing. */
+function batchShape(response: UpstreamResponse, _args: unknown, requestBody: unknown): unknown {
+  const operations = ((requestBody as { batch?: unknown[] } | undefined)?.batch ?? []) as Record<
+    string,
+    unknown
+  >[];
+  if (response.status !== 207) {
+    return isEmptyBody(response.body)
+      ? { success: true, status: response.status, accepted: operations.length }
+      : response.body;
+  }
+  const errors = ((response.body as { errors?: unknown[] } | undefined)?.errors ?? []) as Record<
+    string,
+    unknown
+  >[];
+  const failedIndexes = new Set(errors.map((error) => error.batch_index));
+  return {
+    success: false,
+    status: 207,
+    partial: true,
+    accepted: operations.filter((_op, index) => !failedIndexes.has(index)).length,
+    failed: errors.map((error) => {
+      const operation = typeof error.batch_index === 'number' ? operations[error.batch_index] : undefined;
+      return {
+        ...error,
+        ...(operation ? { operation: { type: operation.type, action: operation.action } } : {}),
+      };
+    }),
+    hint: 'The other operations were applied; fix the failed ones and send only those again.',
+  };
+}
+
+const tools = [
+  endpointTool({
+    name: 'GetTrackApiRegion',
+    title: 'Get tracking region',
+    description: 'Region and address that belong to the credentials.',
+    input: z.object({}),
+    hints: READ_ONLY,
+    endpoint: { method: 'GET', path: '/api/v1/accounts/region' },
+    client: (ctx: MessagingContext) => ctx.track.lookupClient(),
+    // With MESSAGING_REGION=auto this answer is the region lookup itself: later calls reuse it.
+    shape: ({ body }, _args, _body, ctx) => {
+      ctx.track.rememberRegion(body);
+      return body;
+    },
+  }),
+  endpointTool({
+    name: 'UpdateOrAddPerson',
+    title: 'Add or update a person',
+    description: 'Add or update a person and their attributes.',
+    input: z.object({
+      person_identifier: person(`${PERSON} Use msg_ to change a set id or email.`).optional(),
+    }),
+    requestBody: MESSAGING_BODIES.identify,
+    hints: SET,
+    endpoint: {
+      method: 'PUT',
+      path: '/api/v1/customers/{identifier}',
+      pathParams: { identifier: 'person_identifier' },
+      encode: { person_identifier: toUpstreamIdentifier },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteCustomer',
+    title: 'Delete a person',
+    description: 'Delete a person and all their data.',
+    input: z.object({ customer_identifier: person(PERSON) }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: '/api/v1/customers/{identifier}',
+      pathParams: { identifier: 'customer_identifier' },
+      encode: { customer_identifier: toUpstreamIdentifier },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'AddDeviceToCustomerProfile',
+    title: 'Add or update a device',
+    description: "Add or update a device on a person's profile.",
+    input: z.object({ unique_person_identifier: person(PERSON).optional() }),
+    requestBody: MESSAGING_BODIES.device,
+    hints: SET,
+    endpoint: {
+      method: 'PUT',
+      path: '/api/v1/customers/{identifier}/devices',
+      pathParams: { identifier: 'unique_person_identifier' },
+      encode: { unique_person_identifier: toUpstreamIdentifier },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'RemoveCustomerDevice',
+    title: 'Remove a device',
+    description: "Remove a device from a person's profile.",
+    input: z.object({
+      customer_identifier: person(PERSON),
+      device_unique_id: z.string().min(1).describe('Device token.'),
+    }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: '/api/v1/customers/{identifier}/devices/{device_id}',
+      pathParams: { identifier: 'customer_identifier', device_id: 'device_unique_id' },
+      encode: { customer_identifier: toUpstreamIdentifier },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'SuppressCustomerProfile',
+    title: 'Suppress a person',
+    description: 'Permanently delete a person and block their identifiers until unsuppressed.',
+    input: z.object({ unique_person_identifier: person(PERSON) }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'POST',
+      path: '/api/v1/customers/{identifier}/suppress',
+      pathParams: { identifier: 'unique_person_identifier' },
+      encode: { unique_person_identifier: toUpstreamIdentifier },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UnsuppressCustomerProfile',
+    title: 'Unsuppress a person',
+    description: 'Unblock suppressed identifiers; the deleted profile is not restored.',
+    input: z.object({ customer_identifier: person(PERSON) }),
+    hints: SET,
+    endpoint: {
+      method: 'POST',
+      path: '/api/v1/customers/{identifier}/unsuppress',
+      pathParams: { identifier: 'customer_identifier' },
+      encode: { customer_identifier: toUpstreamIdentifier },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'GlobalUnsubscribeUser',
+    title: 'Global unsubscribe',
+    description: 'Globally unsubscribe the recipient of a delivery.',
+    input: z.object({
+      delivery_id_for_unsubscription: z.string().min(1).describe('The delivery the request comes from.'),
+      set_unsubscribed_attribute: z
+        .boolean()
+        .optional()
+        .describe("true sets the person's unsubscribed attribute, attributed to the delivery."),
+    }),
+    hints: SET,
+    endpoint: {
+      method: 'POST',
+      path: '/unsubscribe/{delivery_id}',
+      pathParams: { delivery_id: 'delivery_id_for_unsubscription' },
+      // The upstream wants a JSON body (and its content type) even when nothing is set.
+      body: (args) =>
+        args.set_unsubscribed_attribute === undefined ? {} : { unsubscribe: args.set_unsubscribed_attribute },
+      idempotent: true,
+      anonymous: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'SendCustomerEvent',
+    title: 'Send an event',
+    description: 'Send an event (or page or screen view) for a person.',
+    input: z.object({ customer_identifier: person(PERSON).optional() }),
+    requestBody: MESSAGING_BODIES.event,
+    hints: APPEND,
+    endpoint: {
+      method: 'POST',
+      path: '/api/v1/customers/{identifier}/events',
+      pathParams: { identifier: 'customer_identifier' },
+      encode: { customer_identifier: toUpstreamIdentifier },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'TrackAnonymousEvent',
+    title: 'Track an anonymous event',
+    description: 'Log an event for a visitor not yet identified.',
+    input: z.object({}),
+    requestBody: MESSAGING_BODIES.anonymousEvent,
+    hints: APPEND,
+    endpoint: { method: 'POST', path: '/api/v1/events' },
+    client,
+  }),
+  endpointTool({
+    name: 'SubmitFormResponse',
+    title: 'Submit a form response',
+    description: 'Record a form response; an unknown form id creates the form.',
+    input: z.object({
+      form_identifier: z.string().min(1).optional().describe('Form id; pick a traceable value.'),
+    }),
+    requestBody: MESSAGING_BODIES.form,
+    hints: APPEND,
+    endpoint: {
+      method: 'POST',
+      path: '/api/v1/forms/{form_id}/submit',
+      pathParams: { form_id: 'form_identifier' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'MergeCustomerProfiles',
+    title: 'Merge two people',
+    description: 'Merge a secondary person into a primary one (irreversible).',
+    input: z.object({}),
+    requestBody: MESSAGING_BODIES.merge,
+    hints: DESTROY,
+    endpoint: { method: 'POST', path: '/api/v1/merge_customers', idempotent: true },
+    client,
+  }),
+  endpointTool({
+    name: 'ReportCustomMetrics',
+    title: 'Report a delivery metric',
+    description: 'Report a metric for a delivery from a channel the platform does not track.',
+    input: z.object({}),
+    requestBody: MESSAGING_BODIES.metrics,
+    hints: APPEND,
+    endpoint: { method: 'POST', path: '/api/v1/metrics', anonymous: true },
+    client,
+  }),
+  endpointTool({
+    name: 'AddPeopleToSegment',
+    title: 'Add people to a segment',
+    description: 'Add people to a manual segment.',
+    input: z.object({
+      segment_identifier: z.int().positive().optional().describe('Manual segment id.'),
+      identifier_type: idType.describe('What request_body ids are.'),
+    }),
+    requestBody: MESSAGING_BODIES.segmentMembers,
+    hints: SET,
+    endpoint: {
+      method: 'POST',
+      path: '/api/v1/segments/{segment_id}/add_customers',
+      pathParams: { segment_id: 'segment_identifier' },
+      query: { id_type: 'identifier_type' },
+      encode: { identifier_type: toUpstreamIdType },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'RemoveUserFromSegment',
+    title: 'Remove people from a segment',
+    description: 'Remove people from a manual segment.',
+    input: z.object({
+      segment_identifier: z.int().positive().optional().describe('Manual segment id.'),
+      identification_type: idType.describe('What request_body ids are.'),
+    }),
+    requestBody: MESSAGING_BODIES.segmentMembers,
+    hints: SET,
+    endpoint: {
+      method: 'POST',
+      path: '/api/v1/segments/{segment_id}/remove_customers',
+      pathParams: { segment_id: 'segment_identifier' },
+      query: { id_type: 'identification_type' },
+      encode: { identification_type: toUpstreamIdType },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ManageEntity',
+    title: 'Change one person or object',
+    description: 'One v2 operation on a person, object or delivery, incl. relationships.',
+    input: z.object({}),
+    requestBody: MESSAGING_BODIES.entity,
+    hints: MIXED,
+    endpoint: { method: 'POST', path: '/api/v2/entity' },
+    client,
+  }),
+  endpointTool({
+    name: 'BatchProcessRequests',
+    title: 'Batch of operations',
+    description: 'Many v2 operations at once; reports failed items without failing the rest.',
+    input: z.object({}),
+    requestBody: MESSAGING_BODIES.batch,
+    hints: MIXED,
+    endpoint: { method: 'POST', path: '/api/v2/batch' },
+    client,
+    shape: batchShape,
+  }),
+] satisfies ToolDefinition<MessagingContext>[];
+
+export const MESSAGING_TOOLS: readonly ToolDefinition<MessagingContext>[] = tools;
+
+export type MessagingService = ServiceDefinition<MessagingContext>;
