@@ -255,54 +255,54 @@ describe('documented limits, at and over the bound', () => {
 
 // The upstream's own OpenAPI examples, when the reference folder sits beside the repository.
 const openapiFile = specPath('../reference/openapi/messaging-track-upstream.openapi.json');
-describe.runIf(specAvailable('../reference/openapi/messaging-track-upstream.openapi.json'))(
-  'the upstream OpenAPI examples',
-  () => {
-    const doc = JSON.parse(readFileSync(openapiFile, 'utf8')) as {
-      paths: Record<
-        string,
-        Record<string, { requestBody?: { content: Record<string, { schema?: Example; example?: unknown }> } }>
-      >;
-      components: { schemas: Record<string, Example> };
-    };
-    type Example = { example?: unknown; oneOf?: { $ref?: string; example?: unknown }[]; $ref?: string };
-    const component = (ref: string | undefined) =>
-      ref ? doc.components.schemas[ref.split('/').pop()!] : undefined;
-    const variants = (name: string): unknown[] => {
-      const schema = doc.components.schemas[name]!;
-      return [schema.example, ...(schema.oneOf ?? []).map((v) => (component(v.$ref) ?? v).example)].filter(
-        Boolean,
-      );
-    };
-    const bodyExamples = (path: string, method: string): unknown[] => {
-      const content = doc.paths[path]?.[method]?.requestBody?.content['application/json'];
-      const schema = content?.schema;
-      return [content?.example, schema?.example, ...(schema?.oneOf ?? []).map((v) => v.example)].filter(
-        Boolean,
-      );
-    };
-    const cases: [MessagingBodyName, unknown[]][] = [
-      ['identify', bodyExamples('/api/v1/customers/{identifier}', 'put')],
-      ['merge', bodyExamples('/api/v1/merge_customers', 'post')],
-      ['segmentMembers', bodyExamples('/api/v1/segments/{segment_id}/add_customers', 'post')],
-      ['batch', bodyExamples('/api/v2/batch', 'post')],
-      ['event', variants('eventsRequest')],
-      ['anonymousEvent', variants('anonymousEventsRequest')],
-      // The upstream's merge variant example leaves out the type and action its own schema requires.
+// A skipped describe still runs its body to collect tests, so the file is read only when it is there.
+const openapiPresent = specAvailable('../reference/openapi/messaging-track-upstream.openapi.json');
+describe.runIf(openapiPresent)('the upstream OpenAPI examples', () => {
+  if (!openapiPresent) return;
+  const doc = JSON.parse(readFileSync(openapiFile, 'utf8')) as {
+    paths: Record<
+      string,
+      Record<string, { requestBody?: { content: Record<string, { schema?: Example; example?: unknown }> } }>
+    >;
+    components: { schemas: Record<string, Example> };
+  };
+  type Example = { example?: unknown; oneOf?: { $ref?: string; example?: unknown }[]; $ref?: string };
+  const component = (ref: string | undefined) =>
+    ref ? doc.components.schemas[ref.split('/').pop()!] : undefined;
+  const variants = (name: string): unknown[] => {
+    const schema = doc.components.schemas[name]!;
+    return [schema.example, ...(schema.oneOf ?? []).map((v) => (component(v.$ref) ?? v).example)].filter(
+      Boolean,
+    );
+  };
+  const bodyExamples = (path: string, method: string): unknown[] => {
+    const content = doc.paths[path]?.[method]?.requestBody?.content['application/json'];
+    const schema = content?.schema;
+    return [content?.example, schema?.example, ...(schema?.oneOf ?? []).map((v) => v.example)].filter(
+      Boolean,
+    );
+  };
+  const cases: [MessagingBodyName, unknown[]][] = [
+    ['identify', bodyExamples('/api/v1/customers/{identifier}', 'put')],
+    ['merge', bodyExamples('/api/v1/merge_customers', 'post')],
+    ['segmentMembers', bodyExamples('/api/v1/segments/{segment_id}/add_customers', 'post')],
+    ['batch', bodyExamples('/api/v2/batch', 'post')],
+    ['event', variants('eventsRequest')],
+    ['anonymousEvent', variants('anonymousEventsRequest')],
+    // The upstream's merge variant example leaves out the type and action its own schema requires.
+    [
+      'entity',
       [
-        'entity',
-        [
-          ...variants('person_operations'),
-          ...variants('object_operations'),
-          ...variants('delivery_operations'),
-        ].filter((example) => (example as { type?: string }).type !== undefined),
-      ],
-    ];
-    it.each(cases)('%s examples are accepted', (name, examples) => {
-      expect(examples.length).toBeGreaterThan(0);
-      for (const example of examples) {
-        expect(accepts(name, example), JSON.stringify(example)).toEqual({ zod: true, json: true });
-      }
-    });
-  },
-);
+        ...variants('person_operations'),
+        ...variants('object_operations'),
+        ...variants('delivery_operations'),
+      ].filter((example) => (example as { type?: string }).type !== undefined),
+    ],
+  ];
+  it.each(cases)('%s examples are accepted', (name, examples) => {
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      expect(accepts(name, example), JSON.stringify(example)).toEqual({ zod: true, json: true });
+    }
+  });
+});
