@@ -54,3 +54,33 @@ export function startHttpServer(app: FetchApp, options: ServeOptions = {}): Prom
     });
   });
 }
+
+/** An emulator with its app and its own teardown (the database). */
+export interface ClosableEmulator {
+  app: FetchApp;
+  close(): void;
+}
+
+/**
+ * Serves an emulator on a socket. Its `close` stops the server and then the emulator; if the socket cannot be
+ * opened (e.g. the port is taken), the emulator is closed before the error is passed on.
+ */
+export async function serveEmulator(
+  emulator: ClosableEmulator,
+  options: ServeOptions = {},
+): Promise<{ url: string; close(): Promise<void> }> {
+  let server: RunningServer;
+  try {
+    server = await startHttpServer(emulator.app, options);
+  } catch (e) {
+    emulator.close();
+    throw e;
+  }
+  return {
+    url: server.url,
+    close: async () => {
+      await server.close();
+      emulator.close();
+    },
+  };
+}

@@ -36,6 +36,18 @@ export interface ServiceEntry {
   runtimeForEmulator(emulator: RunningEmulator, env: NodeJS.ProcessEnv): ServiceRuntime;
 }
 
+/** The options every emulator takes, without the unset ones. */
+function commonEmulatorOptions(options: EmulatorOptions) {
+  return {
+    ...(options.host ? { host: options.host } : {}),
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.db ? { db: options.db } : {}),
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.scale !== undefined ? { scale: options.scale } : {}),
+    ...(options.reset ? { reset: true } : {}),
+  };
+}
+
 export const SERVICES: readonly ServiceEntry[] = [
   {
     id: 'issuedesk',
@@ -46,12 +58,7 @@ export const SERVICES: readonly ServiceEntry[] = [
       // Loaded on demand: a server talking to the real upstream never needs the emulator or SQLite.
       const { startIssueDeskEmulator } = await import('./issuedesk/emulator/app.js');
       const running = await startIssueDeskEmulator({
-        ...(options.host ? { host: options.host } : {}),
-        ...(options.port !== undefined ? { port: options.port } : {}),
-        ...(options.db ? { db: options.db } : {}),
-        ...(options.seed !== undefined ? { seed: options.seed } : {}),
-        ...(options.scale !== undefined ? { scale: options.scale } : {}),
-        ...(options.reset ? { reset: true } : {}),
+        ...commonEmulatorOptions(options),
         ...(options.credentials?.token ? { token: options.credentials.token } : {}),
       });
       return { url: running.url, credentials: { token: running.token }, close: running.close };
@@ -81,12 +88,7 @@ export const SERVICES: readonly ServiceEntry[] = [
         throw new Error(`--region must be us or eu; got "${region}".`);
       }
       const running = await startMessagingEmulator({
-        ...(options.host ? { host: options.host } : {}),
-        ...(options.port !== undefined ? { port: options.port } : {}),
-        ...(options.db ? { db: options.db } : {}),
-        ...(options.seed !== undefined ? { seed: options.seed } : {}),
-        ...(options.scale !== undefined ? { scale: options.scale } : {}),
-        ...(options.reset ? { reset: true } : {}),
+        ...commonEmulatorOptions(options),
         ...(options.credentials?.siteId ? { siteId: options.credentials.siteId } : {}),
         ...(options.credentials?.apiKey ? { apiKey: options.credentials.apiKey } : {}),
         ...(region ? { region } : {}),

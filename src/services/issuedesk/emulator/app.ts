@@ -17,7 +17,7 @@ import type {
 } from '../../../emulation/inspection.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../../../emulation/pagination.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
-import { type RunningServer, startHttpServer } from '../../../emulation/serve.js';
+import { serveEmulator } from '../../../emulation/serve.js';
 import { openDatabase } from '../../../emulation/sqlite.js';
 import { PYLON_RATE_LIMITS_PER_MINUTE } from '../rateLimits.js';
 import { matchesContact, parseContactFilter } from './contactFilter.js';
@@ -429,23 +429,14 @@ export async function startIssueDeskEmulator(
 ): Promise<RunningIssueDeskEmulator> {
   const { host, port, ...emulatorOptions } = opts;
   const emulator = createIssueDeskEmulator(emulatorOptions);
-  let server: RunningServer;
-  try {
-    server = await startHttpServer(emulator.app, {
-      ...(host === undefined ? {} : { host }),
-      ...(port === undefined ? {} : { port }),
-    });
-  } catch (e) {
-    emulator.close();
-    throw e;
-  }
+  const server = await serveEmulator(emulator, {
+    ...(host === undefined ? {} : { host }),
+    ...(port === undefined ? {} : { port }),
+  });
   return {
     url: server.url,
     token: emulator.token,
     emulator,
-    close: async () => {
-      await server.close();
-      emulator.close();
-    },
+    close: server.close,
   };
 }

@@ -15,7 +15,7 @@ import { createEmulatorApp, type EmulatorApp } from '../../../emulation/emulator
 import { type EmulatorEnv, type ErrorBodyFn, isControlPath } from '../../../emulation/env.js';
 import type { InspectableService, ResetOptions } from '../../../emulation/inspection.js';
 import { err, ok } from '../../../emulation/result.js';
-import { type RunningServer, startHttpServer } from '../../../emulation/serve.js';
+import { serveEmulator } from '../../../emulation/serve.js';
 import { openDatabase } from '../../../emulation/sqlite.js';
 import { COLLECTION_NAMES } from './collections.js';
 import type { IdentifyBy, Region } from './records.js';
@@ -237,16 +237,10 @@ export async function startMessagingEmulator(
 ): Promise<RunningMessagingEmulator> {
   const { host, port, ...emulatorOptions } = opts;
   const emulator = createMessagingEmulator(emulatorOptions);
-  let server: RunningServer;
-  try {
-    server = await startHttpServer(emulator.app, {
-      ...(host === undefined ? {} : { host }),
-      ...(port === undefined ? {} : { port }),
-    });
-  } catch (e) {
-    emulator.close();
-    throw e;
-  }
+  const server = await serveEmulator(emulator, {
+    ...(host === undefined ? {} : { host }),
+    ...(port === undefined ? {} : { port }),
+  });
   const euUrl = `${server.url}${EU_PATH_PREFIX}`;
   return {
     url: server.url,
@@ -256,9 +250,6 @@ export async function startMessagingEmulator(
     apiKey: emulator.apiKey,
     region: emulator.region,
     emulator,
-    close: async () => {
-      await server.close();
-      emulator.close();
-    },
+    close: server.close,
   };
 }
