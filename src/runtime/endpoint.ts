@@ -3,10 +3,10 @@
 // per-tool fetch code exists anywhere else.
 
 import { z } from 'zod';
-import { invalidArguments } from './errors.js';
-import type { HttpMethod, UpstreamClient, UpstreamResponse } from './http.js';
+import { type ArgumentIssue, invalidArguments } from './errors.js';
+import type { HttpMethod, UpstreamClient, UpstreamRequest, UpstreamResponse } from './http.js';
 import { parseRequestBody, requestBodyDocument, schemaModeShape } from './schemaMode.js';
-import { defineTool, type ToolDefinition, type ToolHints } from './tool.js';
+import { defineTool, type ToolCall, type ToolDefinition, type ToolHints } from './tool.js';
 import type { QueryValue } from './url.js';
 
 export interface EndpointSpec {
@@ -21,6 +21,15 @@ export interface EndpointSpec {
   body?: (args: Record<string, unknown>) => unknown;
   /** Argument name -> how its value is written into the path or query (e.g. an id prefix translated). */
   encode?: Readonly<Record<string, (value: unknown) => QueryValue>>;
+  /** Query parameters computed from several arguments (structured; see `serializeQuery`). */
+  queryFrom?: (args: Record<string, unknown>) => Record<string, unknown>;
+  /** Turns the structured query into wire parameters (e.g. `sort[0][field]`); by default values go as they are. */
+  serializeQuery?: (query: Record<string, unknown>) => Record<string, QueryValue>;
+  /**
+   * The upstream's POST twin for URLs that are too long: the structured query becomes the JSON body, except
+   * the parameters named in `keepInQuery`.
+   */
+  longUrl?: { maxUrlLength: number; method: HttpMethod; path: string; keepInQuery?: readonly string[] };
   /** Overrides the method's idempotency (e.g. a POST search is safe to repeat). */
   idempotent?: boolean;
   /** The upstream documents this endpoint as taking no credentials: none are sent. */
@@ -39,7 +48,10 @@ export interface EndpointToolRow<Ctx, S extends z.ZodObject> {
    * In execute mode every path parameter becomes required.
    */
   requestBody?: z.ZodType;
-  client: (ctx: Ctx) => UpstreamClient | Promise<UpstreamClient>;
+  /** Checks that span several arguments (or that the schema cannot say); each issue refuses the call. */
+  check?: (args: z.output<S>) => ArgumentIssue[];
+  /** The client for this call: per call, so a per-user credential can be chosen. */
+  client: (ctx: Ctx, call: ToolCall) => UpstreamClient | Promise<UpstreamClient>;
   /** Shapes the upstream answer into the tool result; by default the upstream JSON is returned as it is. */
   shape?: (response: UpstreamResponse, args: z.output<S>, requestBody: unknown, ctx: Ctx) => unknown;
 }
@@ -59,10 +71,18 @@ export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ct
     run: async (args, ctx, call) => {
       const values = args as Record<string, unknown>;
       let body: unknown;
+      if (requestBody && values.mode === 'get_request_schema') {
+        return { tool: call.toolName, request_body: requestBodyDocument(requestBody) };
+      }
+      const problems = row.check?.(args as z.output<S>) ?? [];
+      if (problems.length > 0) {
+        throw invalidArguments(
+          `Invalid arguments for ${call.toolName} (${problems.map((p) => p.field).join(', ')}).`,
+          problems,
+          'Correct the listed fields and call again.',
+        );
+      }
       if (requestBody) {
-        if (values.mode === 'get_request_schema') {
-          return { tool: call.toolName, request_body: requestBodyDocument(requestBody) };
-        }
         const missing = placeholders.map(fieldOf).filter((field) => values[field] === undefined);
         if (missing.length > 0) {
           throw invalidArguments(
@@ -94,26 +114,59 @@ export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ct
         if (value !== undefined) params[placeholder] = String(value);
         paramFields[placeholder] = field;
       }
-      const query: Record<string, QueryValue> = {};
+      const structured: Record<string, unknown> = {};
       for (const [upstreamName, field] of Object.entries(endpoint.query ?? {})) {
-        query[upstreamName] = encoded(field) as QueryValue;
+        structured[upstreamName] = encoded(field);
       }
-      const client = await row.client(ctx);
-      const response = await client.request({
+      Object.assign(structured, endpoint.queryFrom?.(values));
+      const serialize =
+        endpoint.serializeQuery ?? ((q: Record<string, unknown>) => q as Record<string, QueryValue>);
+      const request: UpstreamRequest = {
         method: endpoint.method,
         path: endpoint.path,
         params,
         paramFields,
-        query,
+        query: serialize(structured),
         ...(body !== undefined ? { body } : {}),
         ...(endpoint.idempotent !== undefined ? { idempotent: endpoint.idempotent } : {}),
         ...(endpoint.anonymous ? { anonymous: true } : {}),
-        signal: call.signal,
-      });
+      };
+      if (endpoint.longUrl)
+        request.whenUrlTooLong = longUrlTwin(request, structured, endpoint.longUrl, serialize);
+      const client = await row.client(ctx, call);
+      const response = await client.request({ ...request, signal: call.signal });
       if (row.shape) return row.shape(response, args as z.output<S>, body, ctx);
       return isEmptyBody(response.body) ? { success: true, status: response.status } : response.body;
     },
   });
+}
+
+/** The POST form of a GET whose URL is too long: the query moves into the JSON body, but for `keepInQuery`. */
+function longUrlTwin(
+  request: UpstreamRequest,
+  structured: Record<string, unknown>,
+  longUrl: NonNullable<EndpointSpec['longUrl']>,
+  serialize: (query: Record<string, unknown>) => Record<string, QueryValue>,
+): NonNullable<UpstreamRequest['whenUrlTooLong']> {
+  const keep = new Set(longUrl.keepInQuery ?? []);
+  const inBody = Object.fromEntries(
+    Object.entries(structured).filter(
+      ([key, value]) => !keep.has(key) && value !== undefined && value !== null,
+    ),
+  );
+  const inQuery = Object.fromEntries(Object.entries(structured).filter(([key]) => keep.has(key)));
+  return {
+    maxUrlLength: longUrl.maxUrlLength,
+    request: {
+      ...request,
+      method: longUrl.method,
+      path: longUrl.path,
+      query: serialize(inQuery),
+      body: inBody,
+      // Listing changes nothing, whichever form carries it.
+      idempotent: true,
+    },
+  };
 }
 
 export function isEmptyBody(body: unknown): boolean {

@@ -23,6 +23,11 @@ export interface UpstreamRequest {
   idempotent?: boolean;
   /** Sent without credentials: for endpoints the upstream documents as taking none. */
   anonymous?: boolean;
+  /**
+   * Where the upstream limits URL length and offers a POST twin of a GET (the store's listRecords): when the URL
+   * would be longer than `maxUrlLength`, this request is sent instead.
+   */
+  whenUrlTooLong?: { maxUrlLength: number; request: Omit<UpstreamRequest, 'whenUrlTooLong' | 'signal'> };
   signal?: AbortSignal;
 }
 
@@ -54,6 +59,8 @@ export interface UpstreamClientOptions {
   maxRetries?: number;
   /** Longest Retry-After we are willing to sleep through inside one tool call. */
   maxRetryAfterMs?: number;
+  /** The wait a 429 without Retry-After stands for (the store's 30-second penalty); unset: back off briefly. */
+  rateLimitPenaltySeconds?: number;
   userAgent?: string;
   fetch?: typeof fetch;
 }
@@ -61,8 +68,10 @@ export interface UpstreamClientOptions {
 const DEFAULT_TIMEOUT_MS = 30_000;
 
 export class UpstreamClient {
-  private readonly opts: Required<Omit<UpstreamClientOptions, 'hintFor' | 'rateLimiter' | 'rateLimitKey'>> &
-    Pick<UpstreamClientOptions, 'hintFor' | 'rateLimiter' | 'rateLimitKey'>;
+  private readonly opts: Required<
+    Omit<UpstreamClientOptions, 'hintFor' | 'rateLimiter' | 'rateLimitKey' | 'rateLimitPenaltySeconds'>
+  > &
+    Pick<UpstreamClientOptions, 'hintFor' | 'rateLimiter' | 'rateLimitKey' | 'rateLimitPenaltySeconds'>;
 
   constructor(options: UpstreamClientOptions) {
     this.opts = {
@@ -82,6 +91,14 @@ export class UpstreamClient {
   async request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
     const path = buildPath(req.path, req.params ?? {}, req.paramFields);
     const url = buildUrl(this.opts.baseUrl, path, req.query);
+    const alternative = req.whenUrlTooLong;
+    if (alternative && url.href.length > alternative.maxUrlLength) {
+      log('debug', 'URL too long; using the POST form', {
+        service: this.opts.service,
+        length: url.href.length,
+      });
+      return this.request<T>({ ...alternative.request, ...(req.signal ? { signal: req.signal } : {}) });
+    }
     const headers: Record<string, string> = {
       accept: 'application/json',
       'user-agent': this.opts.userAgent,
@@ -188,9 +205,9 @@ export class UpstreamClient {
     const status = response.status;
     const parsed = this.opts.parseError(status, body);
     const kind = kindForStatus(status);
-    const retryAfter = parseRetryAfter(
-      response.headers.get('retry-after') ?? response.headers.get('x-retry-after'),
-    );
+    const retryAfter =
+      parseRetryAfter(response.headers.get('retry-after') ?? response.headers.get('x-retry-after')) ??
+      (status === 429 ? this.opts.rateLimitPenaltySeconds : undefined);
     const upstreamMessage = parsed.message ? redact(parsed.message) : undefined;
     const hint = this.opts.hintFor?.(kind, status, req) ?? genericHint(kind, retryAfter);
     return new ToolError({

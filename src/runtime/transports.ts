@@ -31,8 +31,15 @@ export interface HttpOptions {
 
 export const MCP_PATH = '/mcp';
 
+/**
+ * Largest tools/call body accepted over HTTP. The SDK's default (4 MiB) is below what the store's attachment
+ * upload needs: a 5 MB file is about 7 MB of base64 inside the JSON-RPC request.
+ */
+export const MAX_HTTP_REQUEST_BYTES = 8 * 1024 * 1024;
+
 export function createHttpApp(toolSet: ToolSet, options: HttpOptions = {}) {
   const handler = createMcpHandler(() => createMcpServer(toolSet), {
+    maxRequestBodySize: MAX_HTTP_REQUEST_BYTES,
     onerror: (error) => log('debug', 'mcp http request rejected', { error: error.message }),
   });
   const hosts = [...localhostAllowedHostnames(), ...(options.allowedHosts ?? [])];
