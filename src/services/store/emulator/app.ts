@@ -1,0 +1,439 @@
+/**
+ * A local emulator of the Airtable Web API (the upstream of the StoreApi tools), data plane: records, comments,
+ * attachments, bases, tables, fields and views, plus webhooks, with the upstream's paths, bearer tokens and
+ * scopes, base permission levels, envelopes, limits, error types and the 5 requests/s per base rate limit with
+ * its 30-second penalty, over a seeded SQLite store, plus the /_emulator controls.
+ *
+ * Controls beyond the shared ones: GET/PUT/DELETE /_emulator/base-rate-limit (the per-base limit), and the
+ * collections bases, tables, fields, views, records (?base=&table=), comments (?record=), attachments,
+ * tokens (hints only), users, workspaces and webhooks under /_emulator/state.
+ */
+import type { Context } from 'hono';
+import { type Clock, systemClock } from '../../../emulation/clock.js';
+import { createEmulatorApp, type EmulatorApp } from '../../../emulation/emulatorApp.js';
+import { type EmulatorEnv, type ErrorBodyFn, isControlPath } from '../../../emulation/env.js';
+import type {
+  CollectionPage,
+  CollectionQuery,
+  InspectableService,
+  ResetOptions,
+} from '../../../emulation/inspection.js';
+import { err, ok } from '../../../emulation/result.js';
+import { type RunningServer, startHttpServer } from '../../../emulation/serve.js';
+import { openDatabase } from '../../../emulation/sqlite.js';
+import { Access, ALL_SCOPES, type TokenGrant, tokenHint, tokenKindOf } from './auth.js';
+import { type ChangeFeed, ChangeHub } from './changes.js';
+import { Reader } from './compute.js';
+import { errorBodyOf, errors, respond, type StoreError } from './errors.js';
+import { fieldJson, viewJson } from './metadata.js';
+import type { JsonObject } from './model.js';
+import { IteratorStore, recordJson } from './query.js';
+import { BaseRateLimiter, baseRateLimitMiddleware, mountBaseRateLimitControls } from './rateLimit.js';
+import { ATTACHMENT_MAX_BASE64_CHARS } from './requestBodies.js';
+import { FILES_PREFIX, isFilePath, registerAttachmentRoutes } from './routes/attachments.js';
+import { registerCommentRoutes } from './routes/comments.js';
+import type { RouteDeps } from './routes/common.js';
+import { registerRecordRoutes, resolveTable } from './routes/records.js';
+import { registerSchemaRoutes } from './routes/schema.js';
+import { registerWebhookRoutes } from './routes/webhooks.js';
+import { registerWhoamiRoutes } from './routes/whoami.js';
+import { buildSeedData, DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE } from './seed.js';
+import { StoreDb, type TableModel } from './store.js';
+import { WebhookService } from './webhooks.js';
+
+export { DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE } from './seed.js';
+
+export const DEFAULT_STORE_TOKEN = 'pat_sandbox_token';
+
+/** URLs must be shorter than this (upstream-apis.md C.2); longer ones get 414. */
+export const MAX_URL_LENGTH = 16_000;
+/** Request bodies above this are refused with 413; the upstream publishes no figure. */
+export const MAX_BODY_BYTES = 5.5 * 1024 * 1024;
+/** uploadAttachment carries up to 5 MB as base64 (about 6.7 MB of text), so its bodies may be larger. */
+export const MAX_UPLOAD_BODY_BYTES = ATTACHMENT_MAX_BASE64_CHARS + 64 * 1024;
+
+export interface StoreEmulatorOptions {
+  /** SQLite file path, or ':memory:' (the default). */
+  db?: string;
+  seed?: number;
+  /** Records in the Scale base's Events table (0, the default, leaves the Scale base out). */
+  scale?: number;
+  /** Reseed a file database even if it already holds data. */
+  reset?: boolean;
+  clock?: Clock;
+  /** The all-scopes token (owned by the first seeded user). */
+  token?: string;
+  /** Extra tokens with chosen scopes, for scope tests: { token, userId?, scopes }. */
+  tokens?: readonly { token: string; userId?: string; scopes: readonly string[] }[];
+  /** Per-base rate limit; default { perSecond: 5, penaltyMs: 30_000 }; false disables. Also at /_emulator/base-rate-limit. */
+  baseRateLimit?: { perSecond: number; penaltyMs: number } | false;
+}
+
+export interface StoreEmulator {
+  app: EmulatorApp['app'];
+  store: StoreDb;
+  token: string;
+  /** Request log, fault switches, shared rate limiter and clock, for tests that drive them directly. */
+  controls: Omit<EmulatorApp, 'app'>;
+  /** Every mutation's change events; the webhooks attach here. */
+  changes: ChangeFeed;
+  /** The per-base rate limiter. */
+  baseRateLimiter: BaseRateLimiter;
+  webhooks: WebhookService;
+  close(): void;
+}
+
+/** The upstream's envelope for answers the shared kit produces (faults, unknown routes, 500s). */
+const errorBody: ErrorBodyFn = (status, message) => {
+  const byStatus: Record<number, StoreError> = {
+    400: { ...errors.invalidJson(), message },
+    401: errors.authenticationRequired(),
+    403: errors.modelNotFound(),
+    404: errors.routeNotFound(),
+    413: { status: 413, type: 'REQUEST_TOO_LARGE', message },
+    422: errors.invalidRequest(),
+    429: errors.rateLimited(),
+    502: { status: 502, type: 'BAD_GATEWAY', message },
+    503: { status: 503, type: 'RETRIABLE_ERROR', message },
+  };
+  return errorBodyOf(byStatus[status] ?? { status: 500, type: 'SERVER_ERROR', message });
+};
+
+function checkToken(token: string, what: string): void {
+  if (token.trim() === '' || /\s/.test(token))
+    throw new Error(`${what} must be non-empty and contain no spaces`);
+}
+
+function page<T>(items: readonly T[], query: CollectionQuery, view: (item: T) => unknown): CollectionPage {
+  return { total: items.length, items: items.slice(query.offset, query.offset + query.limit).map(view) };
+}
+
+export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmulator {
+  const token = opts.token ?? DEFAULT_STORE_TOKEN;
+  checkToken(token, 'The emulator token');
+  for (const extra of opts.tokens ?? []) checkToken(extra.token, 'An extra token');
+  const clock = opts.clock ?? systemClock;
+  const configured = { seed: opts.seed ?? DEFAULT_SEED, scale: opts.scale ?? DEFAULT_SCALE };
+  if (!Number.isInteger(configured.scale) || configured.scale < 0 || configured.scale > MAX_SCALE) {
+    throw new Error(`scale must be an integer from 0 to ${MAX_SCALE}`);
+  }
+  const db = openDatabase(opts.db ?? ':memory:');
+  const store = new StoreDb(db);
+  if (store.isEmpty() || opts.reset) store.replaceAll(buildSeedData({ ...configured, now: clock.now() }));
+  const hub = new ChangeHub();
+  const iterators = new IteratorStore(clock);
+  const baseRateLimiter = new BaseRateLimiter(clock, opts.baseRateLimit ?? undefined);
+  const grants: TokenGrant[] = [
+    { token, scopes: ALL_SCOPES },
+    ...(opts.tokens ?? []).map((t) => ({
+      token: t.token,
+      scopes: t.scopes,
+      ...(t.userId === undefined ? {} : { userId: t.userId }),
+    })),
+  ];
+  const access = new Access(store, grants);
+
+  const webhooks = new WebhookService({
+    db,
+    clock,
+    changes: hub,
+    baseExists: (baseId) => store.schema().baseById.has(baseId),
+    newId: () => store.newId('webhook'),
+    describeUser: (userId, baseId) => {
+      const user = store.schema().userById.get(userId);
+      if (!user) return undefined;
+      return {
+        id: user.id,
+        email: user.email,
+        name: user.name,
+        permissionLevel: store.permissionOf(baseId, userId),
+      };
+    },
+    tableOfView: (baseId, viewId) => {
+      const found = store.schema().viewById.get(viewId);
+      return found && found.table.row.baseId === baseId ? found.table.row.id : undefined;
+    },
+  });
+
+  const service: InspectableService = {
+    summary: () => ({
+      counts: { ...store.counts(), webhooks: webhooks.inspect().webhooks.length },
+      token_hint: tokenHint(token),
+      tokens: grants.length,
+      base_rate_limit: baseRateLimiter.config,
+      ...store.seedInfo(),
+    }),
+    collectionNames: () => COLLECTIONS,
+    collection: (name, query) => inspectCollection(name, query),
+    item: (name, id) => inspectItem(name, id),
+    reset: (options: ResetOptions) => {
+      const seed = options.seed ?? configured.seed;
+      const scale = options.scale ?? configured.scale;
+      if (scale > MAX_SCALE) return err(`scale must be at most ${MAX_SCALE}`);
+      webhooks.reset();
+      store.replaceAll(buildSeedData({ seed, scale, now: clock.now() }));
+      iterators.clear();
+      baseRateLimiter.reset();
+      return ok(service.summary());
+    },
+  };
+
+  const COLLECTIONS = [
+    'bases',
+    'tables',
+    'fields',
+    'views',
+    'records',
+    'comments',
+    'attachments',
+    'tokens',
+    'users',
+    'workspaces',
+    'webhooks',
+  ] as const;
+
+  const tablesFor = (params: Record<string, string>): TableModel[] => {
+    const snapshot = store.schema();
+    const bases = params.base ? [params.base] : snapshot.bases.map((b) => b.id);
+    return bases.flatMap((baseId) => {
+      const tables = snapshot.tablesOfBase.get(baseId) ?? [];
+      if (!params.table) return tables;
+      const one = resolveTable(store, baseId, params.table);
+      return one ? [one] : [];
+    });
+  };
+
+  const recordView = (table: TableModel, id: string): JsonObject | undefined => {
+    const row = store.record(table.row.id, id);
+    if (!row) return undefined;
+    const reader = new Reader(store, store.schema(), { now: clock.now(), origin: '' });
+    return {
+      baseId: table.row.baseId,
+      tableId: table.row.id,
+      ...recordJson(reader.view(table, row), { cellFormat: 'json', returnFieldsByFieldId: false }),
+    };
+  };
+
+  function inspectCollection(name: string, query: CollectionQuery): CollectionPage | undefined {
+    const snapshot = store.schema();
+    const { params } = query;
+    switch (name) {
+      case 'users':
+        return page(snapshot.users, query, (u) => u);
+      case 'workspaces':
+        return page(snapshot.workspaces, query, (w) => w);
+      case 'bases':
+        return page(snapshot.bases, query, (b) => inspectBase(b.id));
+      case 'tables':
+        return page(tablesFor(params), query, (t) => inspectTable(t));
+      case 'fields':
+        return page(
+          tablesFor(params).flatMap((t) => t.fields.map((f) => ({ t, f }))),
+          query,
+          ({ t, f }) => ({ tableId: t.row.id, ...fieldJson(f, t, snapshot) }),
+        );
+      case 'views':
+        return page(
+          tablesFor(params).flatMap((t) => t.views.map((v) => ({ t, v }))),
+          query,
+          ({ t, v }) => ({ tableId: t.row.id, ...viewJson(v, t, true), sorts: v.sorts, filter: v.filter }),
+        );
+      case 'records': {
+        const tables = tablesFor(params);
+        const all = tables.flatMap((t) => store.records(t.row.id).map((r) => ({ t, id: r.id })));
+        return page(all, query, ({ t, id }) => recordView(t, id));
+      }
+      case 'comments': {
+        const listed = store.allComments(params.record, query.offset, query.limit);
+        return { total: listed.total, items: listed.items };
+      }
+      case 'attachments': {
+        const listed = store.allFiles(query.offset, query.limit);
+        return {
+          total: listed.total,
+          items: listed.items.map((f) => ({
+            ...f,
+            url: `${FILES_PREFIX}/${f.id}/${encodeURIComponent(f.filename)}`,
+          })),
+        };
+      }
+      case 'tokens':
+        return page(grants, query, (g) => ({
+          hint: tokenHint(g.token),
+          userId: g.userId ?? access.owner() ?? null,
+          kind: tokenKindOf(g.token),
+          scopes: g.scopes,
+        }));
+      case 'webhooks':
+        return page(webhooks.inspect().webhooks, query, (w) => w);
+      default:
+        return undefined;
+    }
+  }
+
+  function inspectBase(baseId: string): JsonObject | undefined {
+    const snapshot = store.schema();
+    const base = snapshot.baseById.get(baseId);
+    if (!base) return undefined;
+    const permissions: Record<string, string> = {};
+    for (const user of snapshot.users) permissions[user.id] = store.permissionOf(baseId, user.id);
+    return { ...base, tables: (snapshot.tablesOfBase.get(baseId) ?? []).map((t) => t.row.id), permissions };
+  }
+
+  function inspectTable(t: TableModel): JsonObject {
+    return {
+      ...t.row,
+      fields: t.fields.length,
+      views: t.views.length,
+      records: store.records(t.row.id).length,
+    };
+  }
+
+  function inspectItem(name: string, id: string): unknown {
+    const snapshot = store.schema();
+    switch (name) {
+      case 'records': {
+        const row = store.findRecord(id);
+        const table = row ? snapshot.tableById.get(row.tableId) : undefined;
+        return table ? recordView(table, id) : undefined;
+      }
+      case 'bases':
+        return inspectBase(id);
+      case 'tables': {
+        const t = snapshot.tableById.get(id);
+        return t ? inspectTable(t) : undefined;
+      }
+      case 'fields': {
+        const found = snapshot.fieldById.get(id);
+        return found
+          ? { tableId: found.table.row.id, ...fieldJson(found.field, found.table, snapshot) }
+          : undefined;
+      }
+      case 'views': {
+        const found = snapshot.viewById.get(id);
+        return found
+          ? {
+              tableId: found.table.row.id,
+              ...viewJson(found.view, found.table, true),
+              sorts: found.view.sorts,
+              filter: found.view.filter,
+            }
+          : undefined;
+      }
+      case 'users':
+        return snapshot.userById.get(id);
+      case 'workspaces':
+        return snapshot.workspaceById.get(id);
+      case 'comments':
+        return store.comment(id);
+      case 'attachments':
+        return store.file(id);
+      case 'webhooks':
+        return webhooks.inspect().webhooks.find((w) => w.id === id);
+      default:
+        return undefined;
+    }
+  }
+
+  const emulator = createEmulatorApp({
+    errorBody,
+    service,
+    rateLimits: {},
+    clock,
+    authenticate: (c) => {
+      // Attachment urls work without a token, like the upstream's signed CDN links.
+      if (isFilePath(c.req.path)) return undefined;
+      return access.principal(c) ? undefined : respond(c, errors.authenticationRequired());
+    },
+  });
+  const { app } = emulator;
+
+  app.use('*', async (c, next) => {
+    if (isControlPath(c.req.path) || isFilePath(c.req.path)) return next();
+    const length = c.req.url.length;
+    if (length >= MAX_URL_LENGTH) return respond(c, errors.uriTooLong(length, MAX_URL_LENGTH));
+    return next();
+  });
+  app.use('*', baseRateLimitMiddleware(baseRateLimiter));
+  app.use('*', async (c: Context<EmulatorEnv>, next) => {
+    if (isControlPath(c.req.path) || !c.req.raw.body) return next();
+    const limit = c.req.path.endsWith('/uploadAttachment') ? MAX_UPLOAD_BODY_BYTES : MAX_BODY_BYTES;
+    const declared = Number(c.req.header('content-length') ?? '0');
+    const size = declared > limit ? declared : Buffer.byteLength(await c.req.text(), 'utf8');
+    if (size > limit) return respond(c, errors.tooLarge(size, limit));
+    return next();
+  });
+  mountBaseRateLimitControls(app, baseRateLimiter);
+
+  const deps: RouteDeps = { store, hub, clock, access, iterators };
+  // Specific route families first: the records routes' `/v0/:baseId/...` patterns would also match them.
+  registerWhoamiRoutes(app, deps);
+  registerSchemaRoutes(app, deps);
+  registerWebhookRoutes(app, {
+    webhooks,
+    requireScope: (c, scope) => {
+      const principal = access.require(c, scope);
+      return principal.ok ? undefined : respond(c, principal.error);
+    },
+    fail: (c, status, type, message) =>
+      respond(c, { status, type, ...(message === undefined ? {} : { message }) }),
+    ownerTokenKind: (c) => access.principal(c)?.kind ?? 'personalAccessToken',
+  });
+  registerAttachmentRoutes(app, deps);
+  registerCommentRoutes(app, deps);
+  registerRecordRoutes(app, deps);
+
+  const controls = {
+    log: emulator.log,
+    faults: emulator.faults,
+    rateLimiter: emulator.rateLimiter,
+    clock,
+  };
+  return {
+    app,
+    store,
+    token,
+    controls,
+    changes: hub,
+    baseRateLimiter,
+    webhooks,
+    close: () => {
+      webhooks.close();
+      db.close();
+    },
+  };
+}
+
+export interface RunningStoreEmulator {
+  url: string;
+  token: string;
+  emulator: StoreEmulator;
+  close(): Promise<void>;
+}
+
+/** Starts the emulator on a loopback socket (ephemeral port unless `port` is given). */
+export async function startStoreEmulator(
+  opts: StoreEmulatorOptions & { host?: string; port?: number } = {},
+): Promise<RunningStoreEmulator> {
+  const { host, port, ...emulatorOptions } = opts;
+  const emulator = createStoreEmulator(emulatorOptions);
+  let server: RunningServer;
+  try {
+    server = await startHttpServer(emulator.app, {
+      ...(host === undefined ? {} : { host }),
+      ...(port === undefined ? {} : { port }),
+    });
+  } catch (e) {
+    emulator.close();
+    throw e;
+  }
+  return {
+    url: server.url,
+    token: emulator.token,
+    emulator,
+    close: async () => {
+      await server.close();
+      emulator.close();
+    },
+  };
+}

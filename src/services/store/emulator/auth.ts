@@ -1,0 +1,124 @@
+/**
+ * Who is calling and what they may do: bearer tokens, each with a user and OAuth-style scopes, and the base
+ * permission levels (none < read < comment < edit < create) that decide what that user may do in a base.
+ * A missing scope, no access to the base and an unknown base all answer the same 403, as upstream.
+ *
+ * Token kinds: a token starting with "pat" is a personal access token; any other is treated as an OAuth access
+ * token. The difference shows where the upstream shows it: whoami lists `scopes` only for OAuth tokens, and an
+ * OAuth integration may own at most 2 webhooks per base.
+ */
+import type { Context } from 'hono';
+import { parseAuthorization } from '../../../emulation/authorization.js';
+import type { EmulatorEnv } from '../../../emulation/env.js';
+import { err, ok, type Result } from '../../../emulation/result.js';
+import { errors, type StoreError } from './errors.js';
+import { atLeast, type BaseRow, type PermissionLevel } from './model.js';
+import type { StoreDb } from './store.js';
+
+/** Every scope the upstream documents (upstream-apis.md C.1); the sandbox token carries them all. */
+export const ALL_SCOPES: readonly string[] = [
+  'data.records:read',
+  'data.records:write',
+  'data.recordComments:read',
+  'data.recordComments:write',
+  'schema.bases:read',
+  'schema.bases:write',
+  'webhook:manage',
+  'block:manage',
+  'user.email:read',
+  'enterprise.groups:read',
+  'workspacesAndBases:read',
+  'workspacesAndBases:write',
+  'workspacesAndBases.shares:manage',
+  'enterprise.scim.usersAndGroups:manage',
+  'enterprise.auditLogs:read',
+  'enterprise.changeEvents:read',
+  'enterprise.exports:manage',
+  'enterprise.account:read',
+  'enterprise.account:write',
+  'enterprise.user:read',
+  'enterprise.user:write',
+  'enterprise.groups:manage',
+  'workspacesAndBases:manage',
+];
+
+export type TokenKind = 'personalAccessToken' | 'oauth';
+
+export interface Principal {
+  userId: string;
+  scopes: ReadonlySet<string>;
+  kind: TokenKind;
+}
+
+export interface TokenGrant {
+  token: string;
+  /** Defaults to the account's owner: the first seeded user, whichever seed is loaded. */
+  userId?: string;
+  scopes: readonly string[];
+}
+
+export function tokenKindOf(token: string): TokenKind {
+  return token.startsWith('pat') ? 'personalAccessToken' : 'oauth';
+}
+
+/** The first 4 characters at most, so a hint never gives most of a token away. */
+export function tokenHint(token: string): string {
+  return `${token.slice(0, Math.min(4, Math.floor(token.length / 2)))}…`;
+}
+
+export class Access {
+  readonly #tokens = new Map<string, { userId?: string; scopes: ReadonlySet<string>; kind: TokenKind }>();
+  readonly grants: readonly TokenGrant[];
+
+  constructor(
+    private readonly store: StoreDb,
+    grants: readonly TokenGrant[],
+  ) {
+    this.grants = grants;
+    for (const g of grants) {
+      this.#tokens.set(g.token, {
+        ...(g.userId === undefined ? {} : { userId: g.userId }),
+        scopes: new Set(g.scopes),
+        kind: tokenKindOf(g.token),
+      });
+    }
+  }
+
+  principal(c: Context<EmulatorEnv>): Principal | undefined {
+    const auth = parseAuthorization(c.req.header('authorization'));
+    const grant = auth.scheme === 'bearer' ? this.#tokens.get(auth.token) : undefined;
+    if (!grant) return undefined;
+    const userId = grant.userId ?? this.owner();
+    return userId === undefined ? undefined : { userId, scopes: grant.scopes, kind: grant.kind };
+  }
+
+  /** The account owner: the first user. */
+  owner(): string | undefined {
+    return this.store.schema().users[0]?.id;
+  }
+
+  /** The caller, if the token carries `scope`; else the upstream's 401 or 403. */
+  require(c: Context<EmulatorEnv>, scope: string | undefined): Result<Principal, StoreError> {
+    const principal = this.principal(c);
+    if (!principal) return err(errors.authenticationRequired());
+    if (scope !== undefined && !principal.scopes.has(scope)) return err(errors.modelNotFound());
+    return ok(principal);
+  }
+
+  /**
+   * The base, if the caller's user has at least `needed` in it. No access at all (or no such base) is the
+   * model-not-found 403; some access but too little is INVALID_PERMISSIONS naming what was refused.
+   */
+  base(
+    principal: Principal,
+    baseId: string,
+    needed: PermissionLevel,
+    refused: string,
+  ): Result<BaseRow, StoreError> {
+    const base = this.store.schema().baseById.get(baseId);
+    const level = base ? this.store.permissionOf(baseId, principal.userId) : 'none';
+    if (!base || level === 'none') return err(errors.modelNotFound());
+    if (!atLeast(level, needed)) return err(errors.notPermitted(refused));
+    return ok(base);
+  }
+}

@@ -1,0 +1,173 @@
+/**
+ * The Airtable webhooks routes (`/v0/bases/{baseId}/webhooks...`): scopes, body and query validation, and the
+ * upstream's status codes, over WebhookService (webhooks.ts), which holds the state. Checks run in this order:
+ * webhook:manage, the base (403 INVALID_PERMISSIONS_OR_MODEL_NOT_FOUND), the webhook (404 NOT_FOUND), then the
+ * data scopes the specification's dataTypes need and the body or query (422 INVALID_REQUEST_UNKNOWN); a new
+ * webhook's body comes before its data scopes, since only the body names its dataTypes.
+ */
+import type { Context, Hono } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { z } from 'zod';
+import type { EmulatorEnv } from '../../../../emulation/env.js';
+import { STORE_BODIES } from '../../schemas/index.js';
+import { errors, type StoreError } from '../errors.js';
+import {
+  BASE_FAILURE,
+  MAX_PAYLOADS_PER_PAGE,
+  type WebhookDataType,
+  type WebhookFailure,
+  type WebhookOwnerKind,
+  type WebhookService,
+} from '../webhooks.js';
+
+export interface WebhookRouteDeps {
+  webhooks: WebhookService;
+  /** Undefined when the token carries the scope, else the refusal to send. */
+  requireScope(c: Context<EmulatorEnv>, scope: string): Response | undefined;
+  /** Answers `{"error":{"type","message"}}` with the status. */
+  fail(c: Context<EmulatorEnv>, status: ContentfulStatusCode, type: string, message?: string): Response;
+  /** The kind of token calling, for expiry and the OAuth limit; default: a personal access token. */
+  ownerTokenKind?(c: Context<EmulatorEnv>): WebhookOwnerKind;
+}
+
+export const WEBHOOK_MANAGE_SCOPE = 'webhook:manage';
+
+/** The extra scopes a specification's data types need to create the webhook or list its payloads. */
+export function dataScopes(dataTypes: readonly WebhookDataType[]): string[] {
+  const scopes = new Set<string>();
+  for (const type of dataTypes) scopes.add(type === 'tableData' ? 'data.records:read' : 'schema.bases:read');
+  return [...scopes];
+}
+
+function statusOf(failure: WebhookFailure): ContentfulStatusCode {
+  if (failure.type === 'INVALID_PERMISSIONS_OR_MODEL_NOT_FOUND') return 403;
+  if (failure.type === 'NOT_FOUND') return 404;
+  return 422;
+}
+
+type Body = { ok: true; value: unknown } | { ok: false };
+
+/** The JSON body; an empty body reads as {} (refresh sends none). */
+async function readBody(c: Context<EmulatorEnv>): Promise<Body> {
+  const text = await c.req.text();
+  if (text.trim() === '') return { ok: true, value: {} };
+  try {
+    return { ok: true, value: JSON.parse(text) as unknown };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** A positive decimal integer, or undefined for anything else. */
+function positiveInt(raw: string): number | undefined {
+  if (!/^\d{1,15}$/.test(raw)) return undefined;
+  const value = Number(raw);
+  return value >= 1 ? value : undefined;
+}
+
+export function registerWebhookRoutes(app: Hono<EmulatorEnv>, deps: WebhookRouteDeps): void {
+  const { webhooks, requireScope, fail } = deps;
+  const path = '/v0/bases/:baseId/webhooks';
+
+  const refuse = (c: Context<EmulatorEnv>, failure: WebhookFailure): Response =>
+    fail(c, statusOf(failure), failure.type, failure.message);
+  const send = (c: Context<EmulatorEnv>, error: StoreError): Response =>
+    fail(c, error.status, error.type, error.message);
+  const invalid = (c: Context<EmulatorEnv>, detail?: string): Response =>
+    send(c, errors.invalidRequest(detail));
+  const requireAll = (c: Context<EmulatorEnv>, scopes: readonly string[]): Response | undefined => {
+    for (const scope of scopes) {
+      const refusal = requireScope(c, scope);
+      if (refusal) return refusal;
+    }
+    return undefined;
+  };
+  const params = (c: Context<EmulatorEnv>) => ({
+    baseId: c.req.param('baseId') ?? '',
+    webhookId: c.req.param('webhookId') ?? '',
+  });
+
+  /** The parsed body, or the response refusing it: unparsable JSON is a 400, a wrong shape a 422. */
+  async function body<S extends z.ZodType>(
+    c: Context<EmulatorEnv>,
+    schema: S,
+  ): Promise<z.output<S> | Response> {
+    const read = await readBody(c);
+    if (!read.ok) return send(c, errors.invalidJson());
+    const parsed = schema.safeParse(read.value);
+    if (parsed.success) return parsed.data;
+    // The upstream's message is generic; naming the first problem helps whoever reads it.
+    const issue = parsed.error.issues[0];
+    return invalid(c, issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : undefined);
+  }
+
+  app.post(path, async (c) => {
+    const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
+    if (refusal) return refusal;
+    const { baseId } = params(c);
+    // The base first, so an unknown base answers 403 whatever the body.
+    if (!webhooks.hasBase(baseId)) return refuse(c, BASE_FAILURE);
+    const data = await body(c, STORE_BODIES.createWebhook);
+    if (data instanceof Response) return data;
+    const scopeRefusal = requireAll(c, dataScopes(data.specification.options.filters.dataTypes));
+    if (scopeRefusal) return scopeRefusal;
+    const created = webhooks.create(baseId, data, deps.ownerTokenKind?.(c));
+    if (!created.ok) return refuse(c, created.error);
+    return c.json(created.value, 200);
+  });
+
+  app.get(path, (c) => {
+    const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
+    if (refusal) return refusal;
+    const listed = webhooks.list(params(c).baseId);
+    return listed.ok ? c.json(listed.value, 200) : refuse(c, listed.error);
+  });
+
+  app.delete(`${path}/:webhookId`, (c) => {
+    const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
+    if (refusal) return refusal;
+    const { baseId, webhookId } = params(c);
+    const deleted = webhooks.delete(baseId, webhookId);
+    return deleted.ok ? c.json(deleted.value, 200) : refuse(c, deleted.error);
+  });
+
+  app.post(`${path}/:webhookId/enableNotifications`, async (c) => {
+    const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
+    if (refusal) return refusal;
+    const { baseId, webhookId } = params(c);
+    const found = webhooks.get(baseId, webhookId);
+    if (!found.ok) return refuse(c, found.error);
+    const data = await body(c, STORE_BODIES.toggleWebhookNotifications);
+    if (data instanceof Response) return data;
+    const toggled = webhooks.enableNotifications(baseId, webhookId, data.enable);
+    return toggled.ok ? c.json(toggled.value, 200) : refuse(c, toggled.error);
+  });
+
+  app.post(`${path}/:webhookId/refresh`, (c) => {
+    const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
+    if (refusal) return refusal;
+    const { baseId, webhookId } = params(c);
+    const refreshed = webhooks.refresh(baseId, webhookId);
+    return refreshed.ok ? c.json(refreshed.value, 200) : refuse(c, refreshed.error);
+  });
+
+  app.get(`${path}/:webhookId/payloads`, (c) => {
+    const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
+    if (refusal) return refusal;
+    const { baseId, webhookId } = params(c);
+    const found = webhooks.get(baseId, webhookId);
+    if (!found.ok) return refuse(c, found.error);
+    const scopeRefusal = requireAll(c, dataScopes(found.value.specification.options.filters.dataTypes));
+    if (scopeRefusal) return scopeRefusal;
+    const rawCursor = c.req.query('cursor');
+    const rawLimit = c.req.query('limit');
+    const cursor = rawCursor === undefined ? 1 : positiveInt(rawCursor);
+    if (cursor === undefined) return invalid(c, 'cursor must be a positive integer');
+    const limit = rawLimit === undefined ? MAX_PAYLOADS_PER_PAGE : positiveInt(rawLimit);
+    if (limit === undefined || limit > MAX_PAYLOADS_PER_PAGE) {
+      return invalid(c, `limit must be an integer from 1 to ${MAX_PAYLOADS_PER_PAGE}`);
+    }
+    const page = webhooks.payloads(baseId, webhookId, cursor, limit);
+    return page.ok ? c.json(page.value, 200) : refuse(c, page.error);
+  });
+}
