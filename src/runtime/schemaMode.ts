@@ -12,13 +12,9 @@ export type ToolMode = (typeof TOOL_MODES)[number];
 
 /** The two parameters every schema-mode tool has, in the spec's words. */
 export const schemaModeShape = {
-  mode: z
-    .enum(TOOL_MODES)
-    .describe('get_request_schema returns the request body schema; execute sends request_body.'),
-  request_body: z
-    .string()
-    .optional()
-    .describe('JSON text of the request body; required when mode is execute.'),
+  // Kept short: tools/list is paid for in every agent's context, and the enum values say most of it.
+  mode: z.enum(TOOL_MODES),
+  request_body: z.string().optional().describe('JSON body; required for execute.'),
 };
 
 /** An OpenAPI 3.1 Request Body Object. */
