@@ -19,7 +19,7 @@ import type {
   ResetOptions,
 } from '../../../emulation/inspection.js';
 import { err, ok } from '../../../emulation/result.js';
-import { type RunningServer, startHttpServer } from '../../../emulation/serve.js';
+import { serveEmulator } from '../../../emulation/serve.js';
 import { openDatabase } from '../../../emulation/sqlite.js';
 import { Access, ALL_SCOPES, type TokenGrant, tokenHint, tokenKindOf } from './auth.js';
 import { type ChangeFeed, ChangeHub } from './changes.js';
@@ -417,23 +417,14 @@ export async function startStoreEmulator(
 ): Promise<RunningStoreEmulator> {
   const { host, port, ...emulatorOptions } = opts;
   const emulator = createStoreEmulator(emulatorOptions);
-  let server: RunningServer;
-  try {
-    server = await startHttpServer(emulator.app, {
-      ...(host === undefined ? {} : { host }),
-      ...(port === undefined ? {} : { port }),
-    });
-  } catch (e) {
-    emulator.close();
-    throw e;
-  }
+  const server = await serveEmulator(emulator, {
+    ...(host === undefined ? {} : { host }),
+    ...(port === undefined ? {} : { port }),
+  });
   return {
     url: server.url,
     token: emulator.token,
     emulator,
-    close: async () => {
-      await server.close();
-      emulator.close();
-    },
+    close: server.close,
   };
 }
