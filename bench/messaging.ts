@@ -1,25 +1,7 @@
 // MessagingTrackApi figures: tools/list size, and the latency of a schema-mode call (answered locally, from the
 // JSON Schema built once) and of an execute-mode call next to the same request sent straight to the emulator.
 
-import type { Client } from '@modelcontextprotocol/client';
-import { connectHttp, listTokens, ms, startChild, stats, stop } from './support.js';
-
-async function timed(rounds: number, warmup: number, run: (i: number) => Promise<unknown>) {
-  for (let i = 0; i < warmup; i++) await run(i);
-  const samples: number[] = [];
-  for (let i = 0; i < rounds; i++) {
-    const t = performance.now();
-    await run(i);
-    samples.push(performance.now() - t);
-  }
-  return stats(samples);
-}
-
-async function call(client: Client, name: string, args: Record<string, unknown>) {
-  const result = await client.callTool({ name, arguments: args });
-  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
-  return result;
-}
+import { call, connectHttp, listTokens, ms, startChild, stop, timed } from './support.js';
 
 export async function benchMessaging() {
   console.log('\nMessagingTrackApi');

@@ -7,6 +7,7 @@ import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { buildSeedData } from '../src/services/issuedesk/emulator/seed.js';
 import { rankIssues } from '../src/services/issuedesk/resolve.js';
 import { benchMessaging } from './messaging.js';
+import { benchStore } from './store.js';
 import { CLI, connectHttp, listTokens, ms, startChild, stats, stop } from './support.js';
 
 async function coldStart(runs = 7) {
@@ -207,6 +208,7 @@ async function main() {
   }
 
   await benchMessaging();
+  await benchStore();
 }
 
 main().catch((error: unknown) => {

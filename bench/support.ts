@@ -59,3 +59,22 @@ export async function listTokens(client: Client) {
     perTool: Math.round(list / tools.length),
   };
 }
+
+/** Latency statistics of `rounds` sequential runs, after `warmup` runs that are not counted. */
+export async function timed(rounds: number, warmup: number, run: (i: number) => Promise<unknown>) {
+  for (let i = 0; i < warmup; i++) await run(i);
+  const samples: number[] = [];
+  for (let i = 0; i < rounds; i++) {
+    const t = performance.now();
+    await run(i);
+    samples.push(performance.now() - t);
+  }
+  return stats(samples);
+}
+
+/** A tool call that must succeed; its structured result. */
+export async function call(client: Client, name: string, args: Record<string, unknown>) {
+  const result = await client.callTool({ name, arguments: args });
+  if (result.isError) throw new Error(`${name}: ${JSON.stringify(result.content)}`);
+  return result.structuredContent as Record<string, unknown>;
+}

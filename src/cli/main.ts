@@ -50,7 +50,7 @@ program
 
 program
   .command('emulate')
-  .description('Run upstream API emulators alone (issuedesk, messaging, or all).')
+  .description('Run upstream API emulators alone (issuedesk, messaging, store, or all).')
   .argument('[services...]', 'services to emulate', ['all'])
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('--port <port>', 'port of the first emulator (0 picks free ones)', integer('--port', 0, 65535), 0)
@@ -58,7 +58,7 @@ program
   .option('--seed <n>', 'seed for generated data', integer('--seed', 0), 1)
   .option('--scale <n>', 'number of issues (or records) to generate', integer('--scale', 1, 200_000))
   .option('--reset', 'reseed even if the database holds data', false)
-  .option('--token <token>', 'issuedesk: the API token to accept')
+  .option('--token <token>', 'issuedesk and store: the token to accept (for the store, with every scope)')
   .option('--site-id <id>', 'messaging: the site id to accept')
   .option('--api-key <key>', 'messaging: the Track API key to accept')
   .addOption(new Option('--region <region>', "messaging: the account's region").choices(['us', 'eu']))

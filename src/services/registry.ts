@@ -5,6 +5,7 @@
 import type { ServiceRuntime } from '../runtime/tool.js';
 import { createIssueDeskRuntime, issueDeskConfigFromEnv } from './issuedesk/service.js';
 import { createMessagingRuntime, messagingConfigFromEnv } from './messaging/service.js';
+import { createStoreRuntime, storeConfigFromEnv } from './store/service.js';
 
 export interface EmulatorOptions {
   host?: string;
@@ -108,6 +109,29 @@ export const SERVICES: readonly ServiceEntry[] = [
         siteId: () => emulator.credentials['site-id'],
         apiKey: () => emulator.credentials['api-key'],
         clientRateLimits: false,
+      }) as ServiceRuntime,
+  },
+  {
+    id: 'store',
+    title: 'StoreApi (Airtable Web API)',
+    credentialFlags: [{ flag: 'token', description: 'access token the emulator accepts, with every scope' }],
+    runtimeFromEnv: (env) => createStoreRuntime(storeConfigFromEnv(env)) as ServiceRuntime,
+    startEmulator: async (options) => {
+      const { startStoreEmulator } = await import('./store/emulator/app.js');
+      const running = await startStoreEmulator({
+        ...commonEmulatorOptions(options),
+        ...(options.credentials?.token ? { token: options.credentials.token } : {}),
+      });
+      return { url: running.url, credentials: { token: running.token }, close: running.close };
+    },
+    runtimeForEmulator: (emulator, env) =>
+      createStoreRuntime({
+        ...storeConfigFromEnv(env),
+        baseUrl: emulator.url,
+        contentUrl: emulator.url,
+        token: () => emulator.credentials.token,
+        // Kept on: the emulator enforces the upstream's 5 requests/s per base and its 30 s penalty.
+        clientRateLimits: true,
       }) as ServiceRuntime,
   },
 ];

@@ -55,12 +55,12 @@ describe('switchboard serve', () => {
     }
   });
 
-  it('serve all --sandbox serves IssueDesk and MessagingTrackApi together, against seeded emulators', async () => {
+  it('serve all --sandbox serves the three servers together, against seeded emulators', async () => {
     const mcp = await connectCli(['serve', 'all', '--sandbox', '--data-dir', ':memory:']);
     try {
       const { tools } = await mcp.client.listTools();
       const prefixes = new Set(tools.map((tool) => tool.name.split('.')[0]));
-      expect(prefixes).toEqual(new Set(['IssueDesk', 'MessagingTrackApi']));
+      expect(prefixes).toEqual(new Set(['IssueDesk', 'MessagingTrackApi', 'StoreApi']));
       expect(tools.filter((tool) => tool.name.startsWith('MessagingTrackApi.'))).toHaveLength(17);
       expect(mcp.client.getInstructions()).toContain('get_request_schema');
       const region = await mcp.call('MessagingTrackApi.GetTrackApiRegion');
@@ -72,6 +72,9 @@ describe('switchboard serve', () => {
         request_body: JSON.stringify({ ids: ['user-1'] }),
       });
       expect(added.structured).toEqual({ success: true, status: 200 });
+      const bases = await mcp.call('StoreApi.ListStoreBases');
+      const names = (bases.structured.bases as { name: string }[]).map((base) => base.name);
+      expect(names).toEqual(expect.arrayContaining(['Product Roadmap', 'Sales CRM', 'Content Calendar']));
     } finally {
       await mcp.close();
     }
@@ -221,6 +224,23 @@ describe('switchboard emulate', () => {
       const denied = await fetch(`${url}/eu/api/v1/accounts/region`, {
         headers: { authorization: 'Basic eDp5' },
       });
+      expect(denied.status).toBe(401);
+    } finally {
+      await proc.stop();
+    }
+  });
+
+  it('emulate store takes --token, a token with every scope, and serves the Web API with it', async () => {
+    const proc = spawnCli(
+      ['emulate', 'store', '--port', '0', '--token', 'patChosenToken'],
+      {},
+      /listening on (http:\/\/127\.0\.0\.1:\d+)\n\s+accepts: --token patChosenToken/,
+    );
+    try {
+      const [, url] = await proc.ready;
+      const ok = await fetch(`${url}/v0/meta/bases`, { headers: { authorization: 'Bearer patChosenToken' } });
+      expect(((await ok.json()) as { bases: unknown[] }).bases.length).toBeGreaterThanOrEqual(3);
+      const denied = await fetch(`${url}/v0/meta/bases`, { headers: { authorization: 'Bearer other' } });
       expect(denied.status).toBe(401);
     } finally {
       await proc.stop();

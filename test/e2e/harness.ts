@@ -21,6 +21,20 @@ export interface CallResult {
   text: string;
 }
 
+/** The `error` object of a failed tool result, as agents see it. */
+export interface ToolErrorBody {
+  kind: string;
+  message: string;
+  hint?: string;
+  status?: number;
+  upstream_code?: string;
+  retry_after_seconds?: number;
+  issues?: { field: string; problem: string }[];
+}
+
+export const errorOf = (result: { structured: Record<string, unknown> }) =>
+  result.structured.error as ToolErrorBody;
+
 export interface Connected {
   client: Client;
   call(name: string, args?: Record<string, unknown>): Promise<CallResult>;

@@ -4,20 +4,11 @@
 // upstream's do.
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Connected } from './harness.js';
+import { type Connected, errorOf } from './harness.js';
 import { connectMessaging, type MessagingEmulatorHandle, startMessaging } from './messagingHarness.js';
 
 const T = (name: string) => `MessagingTrackApi.${name}`;
 const json = (value: unknown) => JSON.stringify(value);
-
-interface ErrorBody {
-  kind: string;
-  message: string;
-  hint?: string;
-  status?: number;
-  issues?: { field: string; problem: string }[];
-}
-const errorOf = (result: { structured: Record<string, unknown> }) => result.structured.error as ErrorBody;
 
 describe('MessagingTrackApi: bad input is refused before anything is sent', () => {
   let upstream: MessagingEmulatorHandle;

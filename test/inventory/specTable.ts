@@ -8,7 +8,7 @@ import { expect } from 'vitest';
 export interface SpecParam {
   name: string;
   required: boolean;
-  kind: 'string' | 'boolean' | 'integer' | 'array' | 'enum';
+  kind: 'string' | 'boolean' | 'integer' | 'number' | 'array' | 'object' | 'enum';
   enumValues?: string[];
   default?: string;
 }

@@ -1,0 +1,51 @@
+// The StoreApi service: its tools, the instructions sent once per session, and its wiring from configuration.
+
+import type { ServiceDefinition, ServiceRuntime, ToolDefinition } from '../../runtime/tool.js';
+import { RECORD_TOOLS } from './tools/records.js';
+import { SCHEMA_TOOLS } from './tools/schema.js';
+import type { StoreContext } from './tools/shared.js';
+import { WEBHOOK_TOOLS } from './tools/webhooks.js';
+import { StoreApi, TOKEN_ENV, type TokenSource } from './upstream.js';
+
+export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = [
+  ...RECORD_TOOLS,
+  ...SCHEMA_TOOLS,
+  ...WEBHOOK_TOOLS,
+];
+
+export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, fields, views, records, comments, webhooks). Tools mirror the upstream endpoints one to one.
+- Tools with mode and request_body: call with mode "get_request_schema" first for the body's JSON Schema (with examples), then mode "execute" with request_body as JSON text. Bodies are checked before sending.
+- Ids: bases app…, tables tbl…, fields fld…, views viw…, records rec…, comments com…, webhooks ach…. Tables, fields and views also go by name, but ids survive renames. StoreApi.ListStoreBases and StoreApi.GetStoreBaseSchema list them.
+- Writes take at most 10 records per call; split larger writes. Lists page with offset: pass the returned offset back.
+- Calls keep to 5 requests per second per base (the upstream blocks a base for 30 s beyond that).`;
+
+export const STORE: ServiceDefinition<StoreContext> = {
+  id: 'store',
+  prefix: 'StoreApi',
+  title: 'StoreApi',
+  instructions: STORE_INSTRUCTIONS,
+  tools: STORE_TOOLS,
+};
+
+export interface StoreConfig {
+  baseUrl?: string;
+  contentUrl?: string;
+  token: TokenSource;
+  clientRateLimits?: boolean;
+  timeoutMs?: number;
+}
+
+export function storeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StoreConfig {
+  return {
+    ...(env.STORE_BASE_URL ? { baseUrl: env.STORE_BASE_URL.replace(/\/+$/, '') } : {}),
+    ...(env.STORE_CONTENT_URL ? { contentUrl: env.STORE_CONTENT_URL.replace(/\/+$/, '') } : {}),
+    // Read per call, so a rotated token is used without a restart.
+    token: () => env[TOKEN_ENV] || undefined,
+    clientRateLimits: env.SWITCHBOARD_CLIENT_RATE_LIMITS !== 'off',
+    ...(env.SWITCHBOARD_TIMEOUT_MS ? { timeoutMs: Number(env.SWITCHBOARD_TIMEOUT_MS) } : {}),
+  };
+}
+
+export function createStoreRuntime(config: StoreConfig): ServiceRuntime<StoreContext> {
+  return { definition: STORE, context: { api: new StoreApi(config) } };
+}

@@ -1,0 +1,397 @@
+// Records, attachments and comments: 14 StoreApi tools as declarative rows over the generic executor.
+
+import { z } from 'zod';
+import { endpointTool } from '../../../runtime/endpoint.js';
+import type { ArgumentIssue } from '../../../runtime/errors.js';
+import { STORE_BODIES } from '../schemas/index.js';
+import {
+  airtableQuery,
+  CREATE,
+  client,
+  DESTROY,
+  id,
+  READ_ONLY,
+  type StoreContext,
+  strings,
+  UPDATE,
+} from './shared.js';
+
+/** The upstream's URL limit; longer list requests go to its POST twin. */
+const MAX_URL_LENGTH = 16_000;
+const MAX_RECORDS_PER_DELETE = 10;
+
+const cellFormat = z.enum(['json', 'string']);
+
+interface SortEntry {
+  field: string;
+  direction?: 'asc' | 'desc';
+}
+
+/** `sort_order` is JSON text: `[{"field": "Name", "direction": "desc"}]` (a single object is taken too). */
+function parseSort(text: string): SortEntry[] | string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return 'not valid JSON; expected e.g. [{"field": "Name", "direction": "desc"}]';
+  }
+  const entries = Array.isArray(parsed) ? parsed : [parsed];
+  for (const entry of entries) {
+    const { field, direction } = (entry ?? {}) as { field?: unknown; direction?: unknown };
+    if (typeof field !== 'string' || field === '') return 'each entry needs "field" (a field name or id)';
+    if (direction !== undefined && direction !== 'asc' && direction !== 'desc') {
+      return '"direction" is "asc" or "desc"';
+    }
+  }
+  return entries as SortEntry[];
+}
+
+function splitFields(text: string): string[] {
+  return text
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+}
+
+const listInput = z.object({
+  base_id: id(),
+  table_id_or_name: id(),
+  cell_format_method: cellFormat.optional().describe('json (raw values, default) or string (as shown).'),
+  filter_by_formula: z
+    .string()
+    .optional()
+    .describe('Formula; records where it is truthy, e.g. {Status}="Done".'),
+  maximum_records: z.int().positive().optional().describe('Stop after this many records in all.'),
+  output_time_zone: z.string().optional().describe('IANA zone for string format, e.g. Europe/Paris.'),
+  page_size: z.int().min(1).max(100).default(100).describe('Records per page, at most 100.'),
+  pagination_offset: z.string().optional().describe('offset from the previous page.'),
+  record_metadata_fields: strings('Extra record metadata: commentCount.'),
+  return_fields_by_field_id: z.boolean().optional().describe('Key fields by id instead of name.'),
+  sort_order: z.string().optional().describe('JSON: [{"field":"Name","direction":"asc|desc"}].'),
+  specific_fields: z.string().optional().describe('Comma-separated field names; all when omitted.'),
+  specified_view: z.string().optional().describe('View name or id: its filter and order apply.'),
+  user_locale: z.string().optional().describe('Locale for string format, e.g. en-gb.'),
+});
+
+const listRecords = endpointTool({
+  name: 'ListStoreRecords',
+  title: 'List records',
+  description: 'List records of a table, filtered, sorted and paged (next page: offset).',
+  input: listInput,
+  hints: READ_ONLY,
+  check: (args) => {
+    const issues: ArgumentIssue[] = [];
+    if (args.cell_format_method === 'string') {
+      for (const field of ['output_time_zone', 'user_locale'] as const) {
+        if (!args[field]) {
+          issues.push({
+            field,
+            problem: 'required when cell_format_method is "string" (the upstream needs both)',
+          });
+        }
+      }
+    }
+    if (args.sort_order !== undefined) {
+      const sort = parseSort(args.sort_order);
+      if (typeof sort === 'string') issues.push({ field: 'sort_order', problem: sort });
+    }
+    return issues;
+  },
+  endpoint: {
+    method: 'GET',
+    path: '/v0/{baseId}/{tableIdOrName}',
+    pathParams: { baseId: 'base_id', tableIdOrName: 'table_id_or_name' },
+    query: {
+      cellFormat: 'cell_format_method',
+      filterByFormula: 'filter_by_formula',
+      maxRecords: 'maximum_records',
+      timeZone: 'output_time_zone',
+      pageSize: 'page_size',
+      offset: 'pagination_offset',
+      recordMetadata: 'record_metadata_fields',
+      returnFieldsByFieldId: 'return_fields_by_field_id',
+      view: 'specified_view',
+      userLocale: 'user_locale',
+    },
+    queryFrom: (args) => ({
+      ...(typeof args.sort_order === 'string' ? { sort: parseSort(args.sort_order) } : {}),
+      ...(typeof args.specific_fields === 'string' ? { fields: splitFields(args.specific_fields) } : {}),
+    }),
+    serializeQuery: airtableQuery,
+    // The upstream takes time zone and locale only in the query, even on the POST form.
+    longUrl: {
+      maxUrlLength: MAX_URL_LENGTH,
+      method: 'POST',
+      path: '/v0/{baseId}/{tableIdOrName}/listRecords',
+      keepInQuery: ['timeZone', 'userLocale'],
+    },
+  },
+  client,
+});
+
+const recordPath = {
+  method: 'GET' as const,
+  path: '/v0/{baseId}/{tableIdOrName}/{recordId}',
+};
+
+export const RECORD_TOOLS = [
+  endpointTool({
+    name: 'UploadAttachmentToStore',
+    title: 'Upload an attachment',
+    description: 'Upload a file (base64, at most 5 MB) into an attachment field of a record.',
+    input: z.object({
+      store_base_id: id().optional(),
+      store_record_id: id().optional(),
+      attachment_field_id_or_name: id().optional(),
+    }),
+    requestBody: STORE_BODIES.uploadAttachment,
+    hints: CREATE,
+    endpoint: {
+      method: 'POST',
+      path: '/v0/{baseId}/{recordId}/{attachmentFieldIdOrName}/uploadAttachment',
+      pathParams: {
+        baseId: 'store_base_id',
+        recordId: 'store_record_id',
+        attachmentFieldIdOrName: 'attachment_field_id_or_name',
+      },
+    },
+    client: (ctx: StoreContext, call) => ctx.api.forCall(call, 'content'),
+  }),
+  endpointTool({
+    name: 'DeleteMultipleRecords',
+    title: 'Delete records',
+    description: 'Delete up to 10 records by id.',
+    input: z.object({
+      base_id: id(),
+      table_identifier: id(),
+      record_ids_to_delete: strings('Record ids, 1 to 10.'),
+    }),
+    hints: DESTROY,
+    check: (args) => {
+      const count = args.record_ids_to_delete?.length ?? 0;
+      return count >= 1 && count <= MAX_RECORDS_PER_DELETE
+        ? []
+        : [
+            {
+              field: 'record_ids_to_delete',
+              problem: `give 1 to ${MAX_RECORDS_PER_DELETE} record ids (got ${count}); split larger deletes into several calls`,
+            },
+          ];
+    },
+    endpoint: {
+      method: 'DELETE',
+      path: '/v0/{baseId}/{tableIdOrName}',
+      pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier' },
+      query: { 'records[]': 'record_ids_to_delete' },
+    },
+    client,
+  }),
+  listRecords,
+  endpointTool({
+    name: 'UpdateStoreRecords',
+    title: 'Update records',
+    description: 'Update up to 10 records (changed fields only), or upsert with performUpsert.',
+    input: z.object({ store_base_id: id().optional(), store_table_id_or_name: id().optional() }),
+    requestBody: STORE_BODIES.updateRecords,
+    hints: UPDATE,
+    endpoint: {
+      method: 'PATCH',
+      path: '/v0/{baseId}/{tableIdOrName}',
+      pathParams: { baseId: 'store_base_id', tableIdOrName: 'store_table_id_or_name' },
+      // A plain update sets given values; an upsert may create, so it is not repeated blindly.
+      idempotent: false,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'CreateStoreRecords',
+    title: 'Create records',
+    description: 'Create up to 10 records.',
+    input: z.object({ base_id: id().optional(), table_id_or_name: id().optional() }),
+    requestBody: STORE_BODIES.createRecords,
+    hints: CREATE,
+    endpoint: {
+      method: 'POST',
+      path: '/v0/{baseId}/{tableIdOrName}',
+      pathParams: { baseId: 'base_id', tableIdOrName: 'table_id_or_name' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'BulkUpdateStore',
+    title: 'Replace records',
+    description: 'Replace up to 10 records: fields not given are cleared. Upsert with performUpsert.',
+    input: z.object({ base_id: id().optional(), table_identifier: id().optional() }),
+    requestBody: STORE_BODIES.replaceRecords,
+    hints: DESTROY,
+    endpoint: {
+      method: 'PUT',
+      path: '/v0/{baseId}/{tableIdOrName}',
+      pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier' },
+      // With performUpsert a PUT may create records, so a retry could create twice.
+      idempotent: false,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteStoreRecord',
+    title: 'Delete a record',
+    description: 'Delete one record.',
+    input: z.object({ store_base_id: id(), record_id: id(), table_identifier: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: '/v0/{baseId}/{tableIdOrName}/{recordId}',
+      pathParams: { baseId: 'store_base_id', tableIdOrName: 'table_identifier', recordId: 'record_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'StoreGetRecord',
+    title: 'Get a record',
+    description: 'One record with its fields.',
+    input: z.object({
+      store_base_id: id(),
+      record_id: id(),
+      table_identifier: id(),
+      cell_format: cellFormat.optional().describe('json (default) or string (UTC, en-us).'),
+      return_fields_by_field_id: z.boolean().optional().describe('Key fields by id instead of name.'),
+    }),
+    hints: READ_ONLY,
+    endpoint: {
+      ...recordPath,
+      pathParams: { baseId: 'store_base_id', tableIdOrName: 'table_identifier', recordId: 'record_id' },
+      query: { cellFormat: 'cell_format', returnFieldsByFieldId: 'return_fields_by_field_id' },
+      // The upstream needs a time zone and locale for string cells and this tool has no parameters for them.
+      queryFrom: (args) => (args.cell_format === 'string' ? { timeZone: 'UTC', userLocale: 'en-us' } : {}),
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UpdateStoreRecord',
+    title: 'Update a record',
+    description: 'Update one record (changed fields only).',
+    input: z.object({
+      base_id: id().optional(),
+      table_id_or_name: id().optional(),
+      store_record_id: id().optional(),
+    }),
+    requestBody: STORE_BODIES.updateRecord,
+    hints: UPDATE,
+    endpoint: {
+      method: 'PATCH',
+      path: '/v0/{baseId}/{tableIdOrName}/{recordId}',
+      pathParams: { baseId: 'base_id', tableIdOrName: 'table_id_or_name', recordId: 'store_record_id' },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ModifyStoreEntry',
+    title: 'Replace a record',
+    description: 'Replace one record: fields not given are cleared.',
+    input: z.object({
+      base_id: id().optional(),
+      table_identifier: id().optional(),
+      record_identifier: id().optional(),
+    }),
+    requestBody: STORE_BODIES.replaceRecord,
+    hints: DESTROY,
+    endpoint: {
+      method: 'PUT',
+      path: '/v0/{baseId}/{tableIdOrName}/{recordId}',
+      pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier', recordId: 'record_identifier' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'GetRecordComments',
+    title: 'List comments',
+    description: "A record's comments, newest first (next page: offset).",
+    input: z.object({
+      base_id: id(),
+      record_id: id(),
+      table_identifier: id(),
+      pagination_offset: z.string().optional().describe('offset from the previous page.'),
+      results_page_size: z.int().min(1).max(100).optional().describe('Comments per page, at most 100.'),
+    }),
+    hints: READ_ONLY,
+    endpoint: {
+      method: 'GET',
+      path: '/v0/{baseId}/{tableIdOrName}/{recordId}/comments',
+      pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier', recordId: 'record_id' },
+      query: { offset: 'pagination_offset', pageSize: 'results_page_size' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'AddRecordComment',
+    title: 'Comment on a record',
+    description: 'Add a comment (or a reply) to a record.',
+    input: z.object({
+      base_identifier: id().optional(),
+      table_identifier: id().optional(),
+      record_identifier: id().optional(),
+    }),
+    requestBody: STORE_BODIES.createComment,
+    hints: CREATE,
+    endpoint: {
+      method: 'POST',
+      path: '/v0/{baseId}/{tableIdOrName}/{recordId}/comments',
+      pathParams: {
+        baseId: 'base_identifier',
+        tableIdOrName: 'table_identifier',
+        recordId: 'record_identifier',
+      },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteCommentFromRecord',
+    title: 'Delete a comment',
+    description: 'Delete a comment you wrote.',
+    input: z.object({
+      store_base_id: id(),
+      comment_id_to_delete: id(),
+      record_id: id(),
+      table_id_or_name: id(),
+    }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: '/v0/{baseId}/{tableIdOrName}/{recordId}/comments/{rowCommentId}',
+      pathParams: {
+        baseId: 'store_base_id',
+        tableIdOrName: 'table_id_or_name',
+        recordId: 'record_id',
+        rowCommentId: 'comment_id_to_delete',
+      },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UpdateRecordComment',
+    title: 'Edit a comment',
+    description: 'Change the text of a comment you wrote.',
+    input: z.object({
+      base_identifier: id().optional(),
+      table_id_or_name: id().optional(),
+      record_id: id().optional(),
+      comment_id: id().optional(),
+    }),
+    requestBody: STORE_BODIES.updateComment,
+    hints: UPDATE,
+    endpoint: {
+      method: 'PATCH',
+      path: '/v0/{baseId}/{tableIdOrName}/{recordId}/comments/{rowCommentId}',
+      pathParams: {
+        baseId: 'base_identifier',
+        tableIdOrName: 'table_id_or_name',
+        recordId: 'record_id',
+        rowCommentId: 'comment_id',
+      },
+      idempotent: true,
+    },
+    client,
+  }),
+];

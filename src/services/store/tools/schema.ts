@@ -1,0 +1,174 @@
+// Bases, tables, fields and views: 11 StoreApi tools as declarative rows over the generic executor.
+
+import { z } from 'zod';
+import { endpointTool } from '../../../runtime/endpoint.js';
+import { FIELD_DESCRIPTION_MAX, STORE_BODIES } from '../schemas/index.js';
+import { airtableQuery, CREATE, client, DESTROY, id, READ_ONLY, strings, UPDATE } from './shared.js';
+
+export const SCHEMA_TOOLS = [
+  endpointTool({
+    name: 'ListStoreBases',
+    title: 'List bases',
+    description: 'Bases the token can reach, with permission levels (next page: offset).',
+    input: z.object({ pagination_offset: z.string().optional().describe('offset from the previous page.') }),
+    hints: READ_ONLY,
+    endpoint: { method: 'GET', path: '/v0/meta/bases', query: { offset: 'pagination_offset' } },
+    client,
+  }),
+  endpointTool({
+    name: 'CreateStoreBase',
+    title: 'Create a base',
+    description: 'Create a base in a workspace, with its tables and fields.',
+    input: z.object({}),
+    requestBody: STORE_BODIES.createBase,
+    hints: CREATE,
+    endpoint: { method: 'POST', path: '/v0/meta/bases' },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteStoreBase',
+    title: 'Delete a base',
+    description: 'Delete a base and everything in it.',
+    input: z.object({ base_id: id() }),
+    hints: DESTROY,
+    endpoint: { method: 'DELETE', path: '/v0/meta/bases/{baseId}', pathParams: { baseId: 'base_id' } },
+    client,
+  }),
+  endpointTool({
+    name: 'GetStoreBaseSchema',
+    title: 'Get base schema',
+    description: 'Tables of a base with their fields and views.',
+    input: z.object({ store_base_id: id(), fields_to_include: strings('Extras: visibleFieldIds.') }),
+    hints: READ_ONLY,
+    endpoint: {
+      method: 'GET',
+      path: '/v0/meta/bases/{baseId}/tables',
+      pathParams: { baseId: 'store_base_id' },
+      query: { include: 'fields_to_include' },
+      serializeQuery: airtableQuery,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'CreateStoreTable',
+    title: 'Create a table',
+    description: 'Create a table with its fields; returns its schema.',
+    input: z.object({ store_base_id: id().optional() }),
+    requestBody: STORE_BODIES.createTable,
+    hints: CREATE,
+    endpoint: {
+      method: 'POST',
+      path: '/v0/meta/bases/{baseId}/tables',
+      pathParams: { baseId: 'store_base_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UpdateStoreTable',
+    title: 'Update a table',
+    description: "Change a table's name or description.",
+    input: z.object({ store_base_id: id().optional(), table_id_or_name: id().optional() }),
+    requestBody: STORE_BODIES.updateTable,
+    hints: UPDATE,
+    endpoint: {
+      method: 'PATCH',
+      path: '/v0/meta/bases/{baseId}/tables/{tableIdOrName}',
+      pathParams: { baseId: 'store_base_id', tableIdOrName: 'table_id_or_name' },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'CreateStoreField',
+    title: 'Create a field',
+    description: 'Add a field to a table; returns its schema.',
+    input: z.object({ store_base_id: id().optional(), table_id: id().optional() }),
+    requestBody: STORE_BODIES.createField,
+    hints: CREATE,
+    endpoint: {
+      method: 'POST',
+      path: '/v0/meta/bases/{baseId}/tables/{tableId}/fields',
+      pathParams: { baseId: 'store_base_id', tableId: 'table_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UpdateStoreFieldDetails',
+    title: 'Rename or describe a field',
+    description: "Change a field's name and/or description.",
+    input: z.object({
+      store_base_id: id(),
+      store_table_id: id(),
+      field_column_id: id(),
+      new_field_description: z
+        .string()
+        .max(FIELD_DESCRIPTION_MAX)
+        .optional()
+        .describe('New description, at most 20,000 characters.'),
+      new_field_name: z.string().min(1).optional().describe('New name; needed when no description is given.'),
+    }),
+    hints: UPDATE,
+    check: (args) =>
+      args.new_field_name === undefined && args.new_field_description === undefined
+        ? [{ field: 'new_field_name', problem: 'give new_field_name, new_field_description, or both' }]
+        : [],
+    endpoint: {
+      method: 'PATCH',
+      path: '/v0/meta/bases/{baseId}/tables/{tableId}/fields/{columnId}',
+      pathParams: { baseId: 'store_base_id', tableId: 'store_table_id', columnId: 'field_column_id' },
+      body: (args) => ({
+        ...(args.new_field_name !== undefined ? { name: args.new_field_name } : {}),
+        ...(args.new_field_description !== undefined ? { description: args.new_field_description } : {}),
+      }),
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ListStoreBaseViews',
+    title: 'List views',
+    description: 'Views of a base.',
+    input: z.object({ store_base_id: id(), fields_to_include: strings('Extras: visibleFieldIds.') }),
+    hints: READ_ONLY,
+    endpoint: {
+      method: 'GET',
+      path: '/v0/meta/bases/{baseId}/views',
+      pathParams: { baseId: 'store_base_id' },
+      query: { include: 'fields_to_include' },
+      serializeQuery: airtableQuery,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteStoreView',
+    title: 'Delete a view',
+    description: 'Delete a view (the records stay).',
+    input: z.object({ store_base_id: id(), view_identifier: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: '/v0/meta/bases/{baseId}/views/{viewId}',
+      pathParams: { baseId: 'store_base_id', viewId: 'view_identifier' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'GetStoreViewMetadata',
+    title: 'Get a view',
+    description: "A view's type, name and, on request, visible fields.",
+    input: z.object({
+      base_identifier: id(),
+      view_identifier: id(),
+      include_fields: strings('Extras: visibleFieldIds.'),
+    }),
+    hints: READ_ONLY,
+    endpoint: {
+      method: 'GET',
+      path: '/v0/meta/bases/{baseId}/views/{viewId}',
+      pathParams: { baseId: 'base_identifier', viewId: 'view_identifier' },
+      query: { include: 'include_fields' },
+      serializeQuery: airtableQuery,
+    },
+    client,
+  }),
+];

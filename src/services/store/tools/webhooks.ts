@@ -1,0 +1,120 @@
+// Webhooks and identity: 7 StoreApi tools as declarative rows over the generic executor.
+
+import { z } from 'zod';
+import { endpointTool } from '../../../runtime/endpoint.js';
+import { STORE_BODIES } from '../schemas/index.js';
+import { CREATE, client, DESTROY, id, READ_ONLY, UPDATE } from './shared.js';
+
+/** The upstream returns at most 50 payloads per call. */
+const MAX_PAYLOADS = 50;
+
+export const WEBHOOK_TOOLS = [
+  endpointTool({
+    name: 'ListWebhooksForBase',
+    title: 'List webhooks',
+    description: 'Webhooks of a base with their status and expiry.',
+    input: z.object({ base_identifier: id() }),
+    hints: READ_ONLY,
+    endpoint: {
+      method: 'GET',
+      path: '/v0/bases/{baseId}/webhooks',
+      pathParams: { baseId: 'base_identifier' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'CreateStoreWebhook',
+    title: 'Create a webhook',
+    description: 'Watch a base for changes; returns the id and the MAC secret (shown only once).',
+    input: z.object({ base_id: id().optional() }),
+    requestBody: STORE_BODIES.createWebhook,
+    hints: CREATE,
+    endpoint: { method: 'POST', path: '/v0/bases/{baseId}/webhooks', pathParams: { baseId: 'base_id' } },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteStoreWebhook',
+    title: 'Delete a webhook',
+    description: 'Delete a webhook and its payloads.',
+    input: z.object({ store_base_id: id(), webhook_id: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: '/v0/bases/{baseId}/webhooks/{webhookId}',
+      pathParams: { baseId: 'store_base_id', webhookId: 'webhook_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ToggleWebhookNotifications',
+    title: 'Turn webhook pings on or off',
+    description: 'Enable or disable the notification pings of a webhook.',
+    input: z.object({ store_base_id: id().optional(), webhook_id: id().optional() }),
+    requestBody: STORE_BODIES.toggleWebhookNotifications,
+    hints: UPDATE,
+    endpoint: {
+      method: 'POST',
+      path: '/v0/bases/{baseId}/webhooks/{webhookId}/enableNotifications',
+      pathParams: { baseId: 'store_base_id', webhookId: 'webhook_id' },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ListWebhookPayloads',
+    title: 'List webhook payloads',
+    description: 'Change payloads of a webhook from a cursor; also extends its expiry.',
+    input: z.object({
+      base_id: id(),
+      webhook_id: id(),
+      maximum_number_of_messages: z
+        .int()
+        .min(1)
+        .max(MAX_PAYLOADS)
+        .optional()
+        .describe('At most 50 per call.'),
+      pagination_cursor: z
+        .int()
+        .positive()
+        .optional()
+        .describe('cursor from the previous call; starts at 1.'),
+    }),
+    // Reading payloads also extends the webhook's life, but repeating the read changes nothing more.
+    hints: { ...READ_ONLY, readOnlyHint: false },
+    endpoint: {
+      method: 'GET',
+      path: '/v0/bases/{baseId}/webhooks/{webhookId}/payloads',
+      pathParams: { baseId: 'base_id', webhookId: 'webhook_id' },
+      query: { limit: 'maximum_number_of_messages', cursor: 'pagination_cursor' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'RefreshWebhookLifespan',
+    title: 'Extend a webhook',
+    description: 'Push the expiry of an active webhook to 7 days from now.',
+    input: z.object({
+      base_identifier: id(),
+      webhook_id: id(),
+      webhook_request_body: z.record(z.string(), z.unknown()).optional().describe('JSON body, if any.'),
+    }),
+    hints: UPDATE,
+    endpoint: {
+      method: 'POST',
+      path: '/v0/bases/{baseId}/webhooks/{webhookId}/refresh',
+      pathParams: { baseId: 'base_identifier', webhookId: 'webhook_id' },
+      body: (args) => args.webhook_request_body,
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'RetrieveUserIdAndScopes',
+    title: 'Who am I',
+    description: "The token's user id, scopes, and email when allowed.",
+    input: z.object({}),
+    hints: READ_ONLY,
+    endpoint: { method: 'GET', path: '/v0/meta/whoami' },
+    client,
+  }),
+];
