@@ -1,6 +1,7 @@
 // The StoreApi service: its tools, the instructions sent once per session, and its wiring from configuration.
 
 import type { ServiceDefinition, ServiceRuntime, ToolDefinition } from '../../runtime/tool.js';
+import { IDENTITY_TOOLS } from './tools/identity.js';
 import { RECORD_TOOLS } from './tools/records.js';
 import { SCHEMA_TOOLS } from './tools/schema.js';
 import type { StoreContext } from './tools/shared.js';
@@ -11,6 +12,7 @@ export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = [
   ...RECORD_TOOLS,
   ...SCHEMA_TOOLS,
   ...WEBHOOK_TOOLS,
+  ...IDENTITY_TOOLS,
 ];
 
 export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, fields, views, records, comments, webhooks). Tools mirror the upstream endpoints one to one.

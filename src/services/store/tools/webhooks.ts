@@ -1,4 +1,4 @@
-// Webhooks and identity: 7 StoreApi tools as declarative rows over the generic executor.
+// Webhooks: 6 StoreApi tools as declarative rows over the generic executor.
 
 import { z } from 'zod';
 import { endpointTool } from '../../../runtime/endpoint.js';
@@ -106,15 +106,6 @@ export const WEBHOOK_TOOLS = [
       body: (args) => args.webhook_request_body,
       idempotent: true,
     },
-    client,
-  }),
-  endpointTool({
-    name: 'RetrieveUserIdAndScopes',
-    title: 'Who am I',
-    description: "The token's user id, scopes, and email when allowed.",
-    input: z.object({}),
-    hints: READ_ONLY,
-    endpoint: { method: 'GET', path: '/v0/meta/whoami' },
     client,
   }),
 ];
