@@ -66,6 +66,8 @@ function nameOf(value: unknown): string {
   return typeof value.name === 'string' ? value.name : typeof value.email === 'string' ? value.email : '';
 }
 
+const NUMERIC_RESULTS = new Set(['number', 'currency', 'percent', 'duration']);
+
 /** The cell as text, or undefined when it is empty (empty cells stay out of the response in both formats). */
 export function formatCell(view: RecordView, field: FieldRow, fmt: StringFormat): string | undefined {
   const cell = view.json(field.id);
@@ -126,10 +128,23 @@ export function formatCell(view: RecordView, field: FieldRow, fmt: StringFormat)
     case 'barcode':
       text = isRecordObject(cell) && typeof cell.text === 'string' ? cell.text : '';
       break;
+    case 'formula':
+    case 'rollup': {
+      // A numeric result is shown with its result type's formatting (precision, symbol, percent sign).
+      const result = field.options?.result;
+      if (typeof cell === 'number' && isRecordObject(result) && NUMERIC_RESULTS.has(String(result.type))) {
+        return formatCell(
+          view,
+          { ...field, type: String(result.type), options: resultOptions(field) ?? {} },
+          fmt,
+        );
+      }
+      text =
+        isRecordObject(cell) && typeof cell.error === 'string' ? cell.error : valueText(view.value(field.id));
+      break;
+    }
     case 'multipleRecordLinks':
     case 'multipleLookupValues':
-    case 'formula':
-    case 'rollup':
       text =
         isRecordObject(cell) && typeof cell.error === 'string' ? cell.error : valueText(view.value(field.id));
       break;

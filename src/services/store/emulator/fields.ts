@@ -254,6 +254,9 @@ function normalizeDate(field: FieldRow, value: unknown, typecast: boolean): Cell
   if (value.trim() === '') return EMPTY;
   const strict = parseIsoDate(value);
   if (strict) return ok(strict);
+  // airtable.js sends a JS Date as its ISO date-time; the date field keeps the UTC date part of it.
+  const instant = parseIsoDateTime(value.trim(), 'utc');
+  if (instant !== undefined && !Number.isNaN(instant)) return ok(isoDateIn(instant, 'utc'));
   if (typecast) {
     const ms = parseLooseDateTime(value, 'utc');
     if (ms !== undefined) return ok(isoDateIn(ms, 'utc'));
@@ -381,8 +384,11 @@ function findUser(snapshot: SchemaSnapshot, value: unknown, typecast: boolean): 
     if (typeof value.email === 'string') return snapshot.userByEmail.get(value.email.toLowerCase());
     return undefined;
   }
-  if (typecast && typeof value === 'string') {
-    return snapshot.userById.get(value.trim()) ?? snapshot.userByEmail.get(value.trim().toLowerCase());
+  if (typeof value === 'string') {
+    // The field model's write format for collaborators includes plain user ids; an email as text needs typecast.
+    const byId = snapshot.userById.get(value.trim());
+    if (byId) return byId;
+    if (typecast) return snapshot.userByEmail.get(value.trim().toLowerCase());
   }
   return undefined;
 }

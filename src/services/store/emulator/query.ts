@@ -328,7 +328,9 @@ export function listRecords(
     position = found.position;
   } else {
     const now = reader.options.now;
-    const timeZone = req.stringFormat?.timeZone;
+    // timeZone and userLocale only format cells (cellFormat=string); which records match never depends on them,
+    // so formulas are evaluated in UTC, as they are without those parameters.
+    const timeZone = undefined;
     let viewFilter: CompiledFormula | undefined;
     if (view?.filter) {
       const compiled = compileFilter(table, view.filter);

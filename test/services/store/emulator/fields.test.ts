@@ -102,7 +102,8 @@ describe('writable types', () => {
       type: 'INVALID_VALUE_FOR_COLUMN',
       message: 'Cannot parse date value "07/01/2025" for field Target date',
     });
-    await refuses('Target date', '2025-07-01T09:30:00.000Z');
+    // A date-time (what airtable.js sends for a JS Date) keeps its UTC date.
+    await accepts('Target date', '2025-07-01T09:30:00.000Z', '2025-07-01');
     await refuses('Target date', '2025-02-30');
     await accepts('Target date', '7/1/2025', '2025-07-01', true);
     await accepts('Target date', 'July 4, 2025', '2025-07-04', true);
@@ -118,6 +119,8 @@ describe('writable types', () => {
     await accepts('Reviewers', [{ id: owner!.id }, { email: ada!.email }], [ownerJson, adaJson]);
     await refuses('Owner', { id: 'usrAAAAAAAAAAAAAA' });
     await refuses('Owner', owner!.email);
+    // The field model's write format also takes plain user ids.
+    await accepts('Reviewers', [owner!.id, ada!.id], [ownerJson, adaJson]);
     await accepts('Owner', owner!.email, ownerJson, true);
   });
 

@@ -307,9 +307,14 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
     });
     if (!format.ok) return respond(c, format.error);
     const recordId = param(c, 'recordId');
-    const row = store.record(t.value.table.row.id, recordId);
-    if (!row) return respond(c, errors.recordNotFound(recordId));
-    return c.json(recordJson(reader(c).view(t.value.table, row), format.value));
+    // The upstream finds a record through any table of its base (a quirk clients rely on), and shows it as a
+    // record of its own table.
+    const row = store.record(t.value.table.row.id, recordId) ?? store.findRecord(recordId);
+    const table = row ? store.schema().tableById.get(row.tableId) : undefined;
+    if (!row || !table || table.row.baseId !== t.value.table.row.baseId) {
+      return respond(c, errors.recordNotFound(recordId));
+    }
+    return c.json(recordJson(reader(c).view(table, row), format.value));
   });
 
   route(app, 'POST', '/v0/:baseId/:table', async (c) => {
