@@ -2,7 +2,9 @@
  * State of the emulated issue desk in SQLite. Knows nothing of HTTP: callers pass validated inputs and get
  * records or StoreErrors back. Every statement is prepared once, when the store is opened.
  */
+
 import { err, ok, type Result } from '../../../emulation/result.js';
+import { num, numOrNull, type Row, str, strOrNull } from '../../../emulation/rows.js';
 import type { SqliteDatabase } from '../../../emulation/sqlite.js';
 import type {
   AccountRecord,
@@ -87,8 +89,6 @@ const TABLES_CHILD_FIRST = [
   'meta',
 ] as const;
 
-type Row = Record<string, unknown>;
-
 const ISSUE_SELECT = `
 SELECT i.*, u.email AS assignee_email, c.email AS requester_email
 FROM issues i LEFT JOIN users u ON u.id = i.assignee_id LEFT JOIN contacts c ON c.id = i.requester_id`;
@@ -104,24 +104,6 @@ function json(value: unknown): string {
 function parseJson<T>(value: unknown, fallback: T): T {
   if (typeof value !== 'string') return fallback;
   return JSON.parse(value) as T;
-}
-
-function str(row: Row, key: string): string {
-  return String(row[key]);
-}
-
-function strOrNull(row: Row, key: string): string | null {
-  const v = row[key];
-  return v === null || v === undefined ? null : String(v);
-}
-
-function num(row: Row, key: string): number {
-  return Number(row[key]);
-}
-
-function numOrNull(row: Row, key: string): number | null {
-  const v = row[key];
-  return v === null || v === undefined ? null : Number(v);
 }
 
 function toIssueView(row: Row): IssueView {

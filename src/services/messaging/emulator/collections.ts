@@ -2,9 +2,9 @@
  * What /_emulator/state shows of the store: one entry per collection (its rows, order, equality filters and
  * item key) and the snake_case views of rows, with JSON columns parsed. Read-only; knows nothing of HTTP.
  */
-import type { JsonObject } from './records.js';
+import { num, numOrNull, type Row, str, strOrNull } from '../../../emulation/rows.js';
 
-export type Row = Record<string, unknown>;
+import type { JsonObject } from './records.js';
 
 export function parseObject(value: unknown): JsonObject {
   if (typeof value !== 'string') return {};
@@ -12,24 +12,6 @@ export function parseObject(value: unknown): JsonObject {
   return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
     ? (parsed as JsonObject)
     : {};
-}
-
-export function str(row: Row, key: string): string {
-  return String(row[key]);
-}
-
-export function strOrNull(row: Row, key: string): string | null {
-  const v = row[key];
-  return v === null || v === undefined ? null : String(v);
-}
-
-export function num(row: Row, key: string): number {
-  return Number(row[key]);
-}
-
-export function numOrNull(row: Row, key: string): number | null {
-  const v = row[key];
-  return v === null || v === undefined ? null : Number(v);
 }
 
 export function personView(row: Row): JsonObject {

@@ -5,17 +5,9 @@
  * nothing (suppressed identifiers, unknown cio_ids...), so such writes return an Outcome and leave a `dropped`
  * record, which is how a tester can see why nothing happened.
  */
+import { num, type Row, str, strOrNull } from '../../../emulation/rows.js';
 import type { SqliteDatabase } from '../../../emulation/sqlite.js';
-import {
-  COLLECTIONS,
-  type Filter,
-  num,
-  parseObject,
-  personView,
-  type Row,
-  str,
-  strOrNull,
-} from './collections.js';
+import { COLLECTIONS, type Filter, parseObject, personView } from './collections.js';
 import {
   bareCioId,
   describeRef,

@@ -7,6 +7,7 @@
  * schema (rebuilt after any schema write) and each table's parsed records (kept in step with every write, and
  * dropped wholesale if a transaction rolls back).
  */
+import { type Row, str, strOrNull } from '../../../emulation/rows.js';
 import type { SqliteDatabase } from '../../../emulation/sqlite.js';
 import { type IdKind, IdMinter } from './ids.js';
 import type {
@@ -89,8 +90,6 @@ const TABLES_CHILD_FIRST = [
   'meta',
 ] as const;
 
-type Row = Record<string, unknown>;
-
 export interface TableModel {
   row: TableRow;
   base: BaseRow;
@@ -152,15 +151,6 @@ function json(value: unknown): string {
 function parseJson<T>(value: unknown, fallback: T): T {
   if (typeof value !== 'string' || value === '') return fallback;
   return JSON.parse(value) as T;
-}
-
-function str(row: Row, key: string): string {
-  return String(row[key]);
-}
-
-function strOrNull(row: Row, key: string): string | null {
-  const v = row[key];
-  return v === null || v === undefined ? null : String(v);
 }
 
 function toRecord(row: Row): RecordRow {
