@@ -1,9 +1,8 @@
 /**
  * Webhooks of the emulated Airtable Web API: registrations, payloads from the store's change feed (built by
- * webhookPayloads.ts),
- * notification pings signed with X-Airtable-Content-MAC, expiry and retention. Registrations and payloads live
- * in SQLite beside the store's tables; ping timers live in memory. Knows nothing of HTTP (routes/webhooks.ts
- * maps failures to statuses).
+ * webhookPayloads.ts), notification pings signed with X-Airtable-Content-MAC, expiry and retention.
+ * Registrations and payloads live in SQLite beside the store's tables; ping timers live in memory. Knows
+ * nothing of HTTP (routes/webhooks.ts maps failures to statuses).
  *
  * Upstream rules played here (reference/upstream-apis.md §C.6): at most 10 webhooks per base (2 per OAuth
  * integration); PAT and OAuth webhooks expire after 7 days unless refreshed or their payloads are listed; an
