@@ -112,6 +112,32 @@ const TOKEN = /\[[^\]]*]|YYYY|YY|MMMM|MMM|MM|Mo|M|DD|Do|D|dddd|ddd|HH|H|hh|h|mm|
  * Formats an instant with a moment.js-style format (the formats Airtable's date fields name), on `zone`'s clock.
  * `l` is the locale's numeric date, as Airtable's "local" date format.
  */
+const localFormatters = new Map<string, Intl.DateTimeFormat | null>();
+
+/**
+ * Month and weekday names (and the long date) in the caller's `userLocale`, as the upstream shows them; English
+ * keeps the fixed tables, and an unknown locale falls back to them (undefined).
+ */
+function localName(
+  locale: string,
+  options: Intl.DateTimeFormatOptions,
+  w: { year: number; month: number; day: number },
+): string | undefined {
+  if (/^en(-us)?$/i.test(locale) && !options.dateStyle) return undefined;
+  const key = `${locale}|${JSON.stringify(options)}`;
+  let formatter = localFormatters.get(key);
+  if (formatter === undefined) {
+    try {
+      formatter = new Intl.DateTimeFormat(locale, { ...options, timeZone: 'UTC' });
+    } catch {
+      formatter = null;
+    }
+    if (localFormatters.size > 500) localFormatters.clear();
+    localFormatters.set(key, formatter);
+  }
+  return formatter?.format(new Date(Date.UTC(w.year, w.month - 1, w.day)));
+}
+
 export function formatMoment(ms: number, format: string, zone: string, locale: string): string {
   const w = wallOf(ms, zone);
   const weekday = new Date(Date.UTC(w.year, w.month - 1, w.day)).getUTCDay();
@@ -122,9 +148,9 @@ export function formatMoment(ms: number, format: string, zone: string, locale: s
       case 'YY':
         return pad(w.year % 100);
       case 'MMMM':
-        return MONTHS[w.month - 1] ?? '';
+        return localName(locale, { month: 'long' }, w) ?? MONTHS[w.month - 1] ?? '';
       case 'MMM':
-        return (MONTHS[w.month - 1] ?? '').slice(0, 3);
+        return localName(locale, { month: 'short' }, w) ?? (MONTHS[w.month - 1] ?? '').slice(0, 3);
       case 'MM':
         return pad(w.month);
       case 'Mo':
@@ -138,9 +164,9 @@ export function formatMoment(ms: number, format: string, zone: string, locale: s
       case 'D':
         return String(w.day);
       case 'dddd':
-        return WEEKDAYS[weekday] ?? '';
+        return localName(locale, { weekday: 'long' }, w) ?? WEEKDAYS[weekday] ?? '';
       case 'ddd':
-        return (WEEKDAYS[weekday] ?? '').slice(0, 3);
+        return localName(locale, { weekday: 'short' }, w) ?? (WEEKDAYS[weekday] ?? '').slice(0, 3);
       case 'HH':
         return pad(w.hour);
       case 'H':
@@ -162,7 +188,9 @@ export function formatMoment(ms: number, format: string, zone: string, locale: s
       case 'a':
         return w.hour < 12 ? 'am' : 'pm';
       case 'LL':
-        return `${MONTHS[w.month - 1] ?? ''} ${w.day}, ${w.year}`;
+        return (
+          localName(locale, { dateStyle: 'long' }, w) ?? `${MONTHS[w.month - 1] ?? ''} ${w.day}, ${w.year}`
+        );
       case 'l':
         return new Intl.DateTimeFormat(locale, {
           timeZone: 'UTC',

@@ -478,6 +478,17 @@ describe('cellFormat=string', () => {
     expect(s.Estimate).toBe('12.0');
   });
 
+  it('formats dates in the userLocale (friendly format under fr)', async () => {
+    const row = emulator.store.records(posts.table)[0]!;
+    const res = await get(
+      `/v0/${posts.base}/${posts.table}/${row.id}?cellFormat=string&timeZone=Europe/Paris&userLocale=fr`,
+    );
+    expect(res.status).toBe(200);
+    expect(res.body.fields['Publish at']).toMatch(
+      /janvier|février|mars|avril|mai|juin|juillet|août|septembre|octobre|novembre|décembre/,
+    );
+  });
+
   it('formats a rollup with its result precision', async () => {
     for (const team of emulator.store.records(teams.table)) {
       const { j, s } = await pair(teams.base, teams.table, team.id);
