@@ -13,7 +13,12 @@ export const LIMITS = {
   attributesPerCall: 300,
   eventNameBytes: 100,
   eventDataBytes: 100_000,
+  /**
+   * "Your request must be smaller than 32kb": an exclusive bound for /api/v2/entity (32,768 bytes is refused),
+   * but an inclusive one for each operation of a batch ("must also be 32kb or smaller").
+   */
   entityRequestBytes: 32 * 1024,
+  /** "Your batch request must be smaller than 500kb": exclusive, so 512,000 bytes is refused. */
   batchRequestBytes: 500 * 1024,
   segmentIdsPerRequest: 1000,
 } as const;
@@ -71,7 +76,8 @@ function checkAttributes(reserved: ReadonlySet<string>) {
   };
 }
 
-function checkSerializedSize(maxBytes: number, what: string) {
+/** The serialized value may be `maxBytes` long, not longer (an inclusive bound). */
+function checkSerializedAtMost(maxBytes: number, what: string) {
   return (value: unknown, ctx: z.RefinementCtx) => {
     const size = byteLength(JSON.stringify(value) ?? '');
     if (size > maxBytes) {
@@ -82,6 +88,21 @@ function checkSerializedSize(maxBytes: number, what: string) {
       });
     }
   };
+}
+
+/** The serialized value must be smaller than `limitBytes` (an exclusive bound: exactly the limit is refused). */
+function checkSerializedSmallerThan(limitBytes: number, what: string) {
+  return (value: unknown, ctx: z.RefinementCtx) => {
+    const size = byteLength(JSON.stringify(value) ?? '');
+    if (size >= limitBytes) {
+      ctx.addIssue({ code: 'custom', message: smallerThanMessage(what, size, limitBytes), path: [] });
+    }
+  };
+}
+
+/** The message for an exclusive size bound, shared with the emulator, which checks the raw body the same way. */
+export function smallerThanMessage(what: string, size: number, limitBytes: number): string {
+  return `${what} is ${size} bytes; the limit is ${limitBytes} and ${what} must be smaller than the limit`;
 }
 
 /** An object that names exactly one of the given identifier keys. */
@@ -111,7 +132,10 @@ const subscriptionPreferences = z
       .optional()
       .meta({ description: 'topic_<id>: true to subscribe, false to unsubscribe.' }),
   })
-  .meta({ description: 'Subscription-centre preferences.' });
+  .meta({
+    description:
+      'Subscription-centre preferences; replaces the stored ones. To change one topic and keep the others, send "cio_subscription_preferences.topics.topic_<id>": true or false instead.',
+  });
 
 const objectIdentifiers = z
   .union([
@@ -162,9 +186,15 @@ export const identifyBody = z
       .meta({ description: 'Folds in anonymous events sent with this id in the last 30 days.' })
       .optional(),
     created_at: unixSeconds.optional(),
-    _timestamp: unixSeconds.optional().meta({ description: 'When the update happened (unix seconds).' }),
+    _timestamp: unixSeconds.optional().meta({
+      description:
+        'When the update happened (unix seconds); it does not overwrite attributes set by a later-timestamped update.',
+    }),
     _update: z.boolean().optional().meta({ description: 'true: update only, never create a person.' }),
-    unsubscribed: z.boolean().optional(),
+    unsubscribed: z.union([z.boolean(), z.string(), z.number()]).optional().meta({
+      description:
+        'Globally unsubscribed: true in any case ("TRUE", "tRUe"...), 1 or "1" mean unsubscribed; any other value means subscribed.',
+    }),
     cio_subscription_preferences: subscriptionPreferences.optional(),
     cio_relationships: z
       .object({
@@ -178,7 +208,7 @@ export const identifyBody = z
   .meta({
     title: 'Person attributes',
     description:
-      'Attributes to set on the person (string, number or boolean values), plus the reserved fields below.',
+      'Attributes to set on the person (string, number or boolean values), plus the reserved fields below. "cio_subscription_preferences.topics.topic_<id>": true|false changes one topic and keeps the others.',
     examples: [{ email: 'ada@example.com', first_name: 'Ada', plan: 'pro', created_at: 1767225600 }],
   });
 
@@ -220,7 +250,7 @@ const eventData = z
     from_address: z.string().optional(),
     reply_to: z.string().optional(),
   })
-  .superRefine(checkSerializedSize(LIMITS.eventDataBytes, 'event data'))
+  .superRefine(checkSerializedAtMost(LIMITS.eventDataBytes, 'event data'))
   .meta({ id: 'EventData', description: 'Event data, usable in messages.' });
 const eventType = z.enum(['event', 'page', 'screen']).meta({ description: 'Default event.' });
 
@@ -406,7 +436,10 @@ const personOperation = z.discriminatedUnion('action', [
   personOp('identify', {
     attributes: personAttributes.optional(),
     cio_relationships: relationshipsToObjects.optional(),
-    timestamp: unixSeconds.optional(),
+    timestamp: unixSeconds.optional().meta({
+      description:
+        'When the update happened (unix seconds); it does not overwrite attributes set by a later-timestamped update.',
+    }),
   }),
   personOp('delete', {}),
   personOp('event', personEventShape),
@@ -452,6 +485,11 @@ const objectOperation = z.discriminatedUnion('action', [
   }),
   objectOp('identify_anonymous', {
     attributes: objectAttributes.optional(),
+    anonymous_id: z
+      .string()
+      .min(1)
+      .optional()
+      .meta({ description: 'The anonymous visitor to relate the object to (as in the upstream example).' }),
     cio_relationships: z
       .array(
         z.looseObject({
@@ -494,25 +532,26 @@ const ENTITY_EXAMPLES = [
 ];
 
 export const entityBody = entityOperation
-  .superRefine(checkSerializedSize(LIMITS.entityRequestBytes, 'the request'))
+  .superRefine(checkSerializedSmallerThan(LIMITS.entityRequestBytes, 'the request'))
   .meta({
     title: 'Entity operation',
     description:
-      'One operation on a person, an object or a delivery, chosen by type then action. Under 32 KB.',
+      'One operation on a person, an object or a delivery, chosen by type then action. Smaller than 32 KB (32,768 bytes).',
     examples: ENTITY_EXAMPLES,
   });
 
 export const batchBody = z
   .object({
     batch: z
-      .array(entityOperation.superRefine(checkSerializedSize(LIMITS.entityRequestBytes, 'this operation')))
+      // "Each of the requests within the batch must also be 32kb or smaller": inclusive, unlike /entity.
+      .array(entityOperation.superRefine(checkSerializedAtMost(LIMITS.entityRequestBytes, 'this operation')))
       .min(1)
-      .meta({ description: 'Entity operations, each at most 32 KB.' }),
+      .meta({ description: 'Entity operations, each 32 KB (32,768 bytes) or smaller.' }),
   })
-  .superRefine(checkSerializedSize(LIMITS.batchRequestBytes, 'the batch'))
+  .superRefine(checkSerializedSmallerThan(LIMITS.batchRequestBytes, 'the batch'))
   .meta({
     title: 'Batch',
-    description: 'Mixed entity operations; under 500 KB in all.',
+    description: 'Mixed entity operations; smaller than 500 KB (512,000 bytes) in all.',
     examples: [{ batch: ENTITY_EXAMPLES }],
   });
 

@@ -35,6 +35,8 @@ const VALID: [MessagingBodyName, unknown][] = [
     'identify',
     { _update: true, cio_subscription_preferences: { topics: { topic_1: true, topic_7: false } } },
   ],
+  ['identify', { unsubscribed: 'TRUE' }],
+  ['identify', { unsubscribed: 1, 'cio_subscription_preferences.topics.topic_2': false }],
   [
     'identify',
     {
@@ -76,6 +78,15 @@ const VALID: [MessagingBodyName, unknown][] = [
     'entity',
     {
       type: 'object',
+      identifiers: { object_type_id: '1', object_id: 'acme' },
+      action: 'identify_anonymous',
+      anonymous_id: 'anon-abc-123',
+    },
+  ],
+  [
+    'entity',
+    {
+      type: 'object',
       identifiers: { object_type_id: '2', object_id: 'course-1' },
       action: 'identify_anonymous',
       cio_relationships: [{ identifiers: { anonymous_id: 'anon-1' } }],
@@ -98,6 +109,7 @@ const INVALID: [MessagingBodyName, unknown, string][] = [
   ['identify', { nested: { no: 'objects' } }, 'attribute values are strings, numbers or booleans'],
   ['identify', { created_at: '2026-01-01' }, 'created_at is unix seconds'],
   ['identify', { cio_subscription_preferences: { topics: { news: true } } }, 'topics are topic_<id>'],
+  ['identify', { unsubscribed: null }, 'unsubscribed is a boolean, string or number'],
   ['device', { device: { id: 'tok' } }, 'platform is required'],
   ['device', { device: { id: 'tok', platform: 'windows' } }, 'platform is ios or android'],
   ['device', {}, 'device is required'],
@@ -148,6 +160,16 @@ const INVALID: [MessagingBodyName, unknown, string][] = [
       attributes: { device_token: 't' },
     },
     'delivery events are opened, converted or delivered',
+  ],
+  [
+    'entity',
+    {
+      type: 'object',
+      identifiers: { object_type_id: '1', object_id: 'acme' },
+      action: 'identify_anonymous',
+      anonymous_id: '',
+    },
+    'a top-level anonymous_id is not empty',
   ],
   ['batch', { batch: [] }, 'a batch has at least one operation'],
   ['batch', { operations: [] }, 'batch is required'],
@@ -231,7 +253,7 @@ describe('documented limits, at and over the bound', () => {
     ).toBe(false);
   });
 
-  it('entity requests at most 32 KB; batches 500 KB, each operation 32 KB', () => {
+  it('entity requests under 32 KB; batches under 500 KB, each operation 32 KB or less', () => {
     // Attribute values stop at 1000 bytes, so size comes from many event-data keys.
     const event = (bytes: number) => ({
       type: 'person',
@@ -250,6 +272,41 @@ describe('documented limits, at and over the bound', () => {
     expect(MESSAGING_BODIES.batch.safeParse(batchOf(15, 30_000)).success).toBe(true);
     expect(MESSAGING_BODIES.batch.safeParse(batchOf(1, 34_000)).success).toBe(false);
     expect(MESSAGING_BODIES.batch.safeParse(batchOf(18, 30_000)).success).toBe(false);
+  });
+
+  it('"smaller than" bounds refuse exactly the limit; the per-operation bound allows it', () => {
+    // An identify whose serialized size is exactly `bytes`, padded through one 26-byte-per-key attribute set.
+    const sized = (bytes: number, id = '1') => {
+      const op = {
+        type: 'person',
+        identifiers: { id },
+        action: 'identify',
+        attributes: {} as Record<string, string>,
+      };
+      let room = bytes - JSON.stringify(op).length;
+      for (let i = 0; room > 0; i++) {
+        const key = `p${i}`;
+        const overhead = JSON.stringify({ [key]: '' }).length - 2 + (i > 0 ? 1 : 0);
+        const value = Math.min(1000, room - overhead);
+        op.attributes[key] = 'x'.repeat(value);
+        room -= overhead + value;
+      }
+      expect(JSON.stringify(op).length).toBe(bytes);
+      return op;
+    };
+    const entity = MESSAGING_BODIES.entity;
+    expect(entity.safeParse(sized(LIMITS.entityRequestBytes - 1)).success).toBe(true);
+    const atLimit = entity.safeParse(sized(LIMITS.entityRequestBytes));
+    expect(atLimit.success).toBe(false);
+    expect(atLimit.error?.issues[0]?.message).toBe(
+      'the request is 32768 bytes; the limit is 32768 and the request must be smaller than the limit',
+    );
+    expect(MESSAGING_BODIES.batch.safeParse({ batch: [sized(LIMITS.entityRequestBytes)] }).success).toBe(
+      true,
+    );
+    expect(MESSAGING_BODIES.batch.safeParse({ batch: [sized(LIMITS.entityRequestBytes + 1)] }).success).toBe(
+      false,
+    );
   });
 });
 

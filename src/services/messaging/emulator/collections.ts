@@ -215,7 +215,8 @@ export const COLLECTIONS: Record<string, CollectionSpec> = {
     from: 'SELECT * FROM unsubscribes',
     order: 'seq',
     filters: { delivery_id: { column: 'delivery_id' }, person },
-    view: plainView([]),
+    // `unsubscribed` is false for a resubscribe ({"unsubscribe": false}).
+    view: plainView([], ['unsubscribed']),
     key: { column: 'seq', numeric: true },
   },
   objects: {

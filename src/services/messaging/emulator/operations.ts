@@ -20,11 +20,28 @@ const E164 = /^\+[1-9]\d{1,14}$/;
 
 type PersonIdentifiers = { id?: string | undefined; email?: string | undefined; cio_id?: string | undefined };
 
+/** JSON dot notation into the subscription preferences, e.g. `cio_subscription_preferences.topics.topic_2`. */
+const PREFERENCES_PATH = 'cio_subscription_preferences.';
+
+/**
+ * The upstream's reading of `unsubscribed`: "any case of true (i.e. TRUE, true, tRUe, etc.), 1, or "1" to
+ * represent unsubscribed. Any other value is considered 'false'".
+ */
+export function isUnsubscribedValue(value: unknown): boolean {
+  if (value === true || value === 1) return true;
+  return typeof value === 'string' && (value.toLowerCase() === 'true' || value === '1');
+}
+
 /** Splits a person's attributes into the upstream's reserved fields and the plain attributes. */
 export function splitPersonAttributes(raw: JsonObject): Omit<IdentifyInput, 'ref' | 'relationships'> {
   const attributes: JsonObject = {};
   const out: Omit<IdentifyInput, 'ref' | 'relationships'> = { attributes };
   for (const [key, value] of Object.entries(raw)) {
+    const path = key.startsWith(PREFERENCES_PATH) ? key.slice(PREFERENCES_PATH.length).split('.') : [];
+    if (path.length > 0 && path.every((segment) => segment !== '')) {
+      out.preferenceChanges = [...(out.preferenceChanges ?? []), { path, value }];
+      continue;
+    }
     switch (key) {
       case 'id':
         if (typeof value === 'string' || typeof value === 'number') out.id = String(value);
@@ -33,7 +50,13 @@ export function splitPersonAttributes(raw: JsonObject): Omit<IdentifyInput, 'ref
         if (typeof value === 'string') out.email = value;
         break;
       case 'anonymous_id':
+        // Kept as an attribute too: that is how the upstream ties later anonymous events to the person.
         if (typeof value === 'string') out.anonymousId = value;
+        attributes[key] = value;
+        break;
+      case 'unsubscribed':
+        // Empty (or null in v2) still removes the attribute, as for any attribute; absent means subscribed too.
+        attributes[key] = value === '' || value === null ? value : isUnsubscribedValue(value);
         break;
       case 'created_at':
         if (typeof value === 'number') out.createdAt = value;
@@ -42,14 +65,16 @@ export function splitPersonAttributes(raw: JsonObject): Omit<IdentifyInput, 'ref
         out.updateOnly = value === true;
         break;
       case '_timestamp':
+        if (typeof value === 'number') out.timestamp = value;
+        break;
       case 'cio_relationships':
-        // _timestamp orders updates upstream; the emulator applies requests in arrival order.
         break;
-      case 'cio_subscription_preferences': {
-        const topics = (value as { topics?: Record<string, boolean> } | undefined)?.topics;
-        if (topics) out.subscriptionTopics = topics;
+      case 'cio_subscription_preferences':
+        // The whole object replaces the stored preferences; dot notation is the upstream's way to keep others.
+        if (typeof value === 'object' && value !== null && !Array.isArray(value)) {
+          out.subscriptionPreferences = value as JsonObject;
+        }
         break;
-      }
       default:
         attributes[key] = value;
     }
@@ -162,10 +187,13 @@ export function applyOperation(store: MessagingStore, op: EntityOperation, now: 
         ? checkObjectRelationships(store, op.cio_relationships, 'cio_relationships')
         : undefined;
       if (relationships && !Array.isArray(relationships)) return [relationships];
+      const split = splitPersonAttributes(op.attributes ?? {});
       store.identify(
         {
           ref,
-          ...splitPersonAttributes(op.attributes ?? {}),
+          ...split,
+          // v2 carries the update time beside the attributes rather than as `_timestamp` among them.
+          timestamp: op.timestamp ?? split.timestamp,
           ...(relationships ? { relationships: { action: 'add' as const, items: relationships } } : {}),
         },
         now,
@@ -251,6 +279,8 @@ function applyObjectOperation(store: MessagingStore, op: ObjectOperation, now: n
         const identified = store.identifyObject(object, op.attributes ?? {}, now);
         if (!identified.applied || !identified.object) return;
         const byCio: ObjectRef = { cio_object_id: identified.object.cioObjectId };
+        // The upstream's own example names the visitor at the top level rather than in cio_relationships.
+        if (op.anonymous_id !== undefined) store.relateAnonymous(op.anonymous_id, byCio, undefined, now);
         for (const rel of op.cio_relationships ?? []) {
           store.relateAnonymous(rel.identifiers.anonymous_id, byCio, rel.relationship_attributes, now);
         }

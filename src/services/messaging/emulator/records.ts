@@ -23,6 +23,11 @@ export interface PersonRecord {
   id: string | null;
   email: string | null;
   attributes: JsonObject;
+  /**
+   * When each attribute was last set or removed (the update's `_timestamp` / `timestamp`, else its receipt
+   * time), so an update older than the last one to touch an attribute leaves it alone, as upstream.
+   */
+  attributeTimes: Record<string, number>;
   createdAt: number;
   updatedAt: number;
 }
@@ -109,7 +114,8 @@ export type DropReason =
   | 'update_only_unknown_person'
   | 'attribute_update_failure'
   | 'duplicate_event_id'
-  | 'person_not_found';
+  | 'person_not_found'
+  | 'stale_attributes';
 
 export type Outcome = { applied: true } | { applied: false; reason: DropReason; detail?: string };
 

@@ -7,7 +7,7 @@
 import type { Context, Hono } from 'hono';
 import type { z } from 'zod';
 import type { EmulatorEnv } from '../../../emulation/env.js';
-import { batchBody, byteLength, LIMITS, MESSAGING_BODIES } from '../schemas.js';
+import { batchBody, byteLength, LIMITS, MESSAGING_BODIES, smallerThanMessage } from '../schemas.js';
 import { identifierKinds, looksLikeEmail, parsePathIdentifier, usesKind } from './identifiers.js';
 import { flattenIssues, issueMessages, PARSE_OPTIONS } from './issues.js';
 import { applyOperation, checkObjectRelationships, mergeRef, splitPersonAttributes } from './operations.js';
@@ -22,7 +22,7 @@ const PUSH_EVENTS = ['opened', 'converted', 'delivered'] as const;
 const SEGMENT_ID_TYPES: readonly PersonKind[] = ['id', 'email', 'cio_id'];
 const MAX_INT32 = 2_147_483_647;
 
-/** The batch schema's own item rule (an entity operation of at most 32 KB), so one contract checks both. */
+/** The batch schema's own item rule (an entity operation of 32 KB or less), so one contract checks both. */
 const batchItem = batchBody.shape.batch.element;
 
 export interface RouteDeps {
@@ -347,7 +347,8 @@ export function registerTrackRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): vo
     if (unsubscribe !== undefined && typeof unsubscribe !== 'boolean') {
       return send(c, 400, v1Errors(['unsubscribe: must be a boolean']));
     }
-    if (unsubscribe === true) store.unsubscribe(deliveryId, now());
+    // true unsubscribes, false resubscribes (customerio-node's TrackClient.unsubscribe); absent changes nothing.
+    if (typeof unsubscribe === 'boolean') store.unsubscribe(deliveryId, unsubscribe, now());
     return success(c);
   });
 
@@ -355,8 +356,9 @@ export function registerTrackRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): vo
 
   on('POST', '/api/v2/entity', async (c) => {
     const size = await bodyBytes(c);
-    if (size > LIMITS.entityRequestBytes) {
-      const message = `the request is ${size} bytes; the limit is ${LIMITS.entityRequestBytes}`;
+    // "Must be smaller than 32kb": exactly 32,768 bytes is already too large.
+    if (size >= LIMITS.entityRequestBytes) {
+      const message = smallerThanMessage('the request', size, LIMITS.entityRequestBytes);
       return fail(c, 'v2', 400, message, 'too_large');
     }
     const body = await readJson(c);
@@ -379,8 +381,9 @@ export function registerTrackRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): vo
       store.recordBatch({ bytes: size, operations: 0, accepted: 0, failed: [], status }, now());
       return fail(c, 'v2', status, message, reason, field);
     };
-    if (size > LIMITS.batchRequestBytes) {
-      return whole(400, `the batch is ${size} bytes; the limit is ${LIMITS.batchRequestBytes}`, 'too_large');
+    // "Must be smaller than 500kb": exactly 512,000 bytes is already too large.
+    if (size >= LIMITS.batchRequestBytes) {
+      return whole(400, smallerThanMessage('the batch', size, LIMITS.batchRequestBytes), 'too_large');
     }
     const body = await readJson(c);
     if (!body.ok) return whole(400, body.error, 'invalid');

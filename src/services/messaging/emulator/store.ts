@@ -36,7 +36,8 @@ const SCHEMA = `
 CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS people (
   pos INTEGER PRIMARY KEY AUTOINCREMENT, cio_id TEXT NOT NULL UNIQUE, id TEXT, email TEXT, email_key TEXT,
-  attributes TEXT NOT NULL, created_at INTEGER NOT NULL, updated_at INTEGER NOT NULL
+  attributes TEXT NOT NULL, attribute_times TEXT NOT NULL DEFAULT '{}', created_at INTEGER NOT NULL,
+  updated_at INTEGER NOT NULL
 );
 CREATE INDEX IF NOT EXISTS people_by_id ON people(id);
 CREATE INDEX IF NOT EXISTS people_by_email ON people(email_key);
@@ -88,7 +89,7 @@ CREATE TABLE IF NOT EXISTS deliveries (
 CREATE INDEX IF NOT EXISTS deliveries_by_person ON deliveries(person);
 CREATE TABLE IF NOT EXISTS unsubscribes (
   seq INTEGER PRIMARY KEY AUTOINCREMENT, delivery_id TEXT NOT NULL, person TEXT,
-  unsubscribed_at INTEGER NOT NULL
+  unsubscribed INTEGER NOT NULL DEFAULT 1, unsubscribed_at INTEGER NOT NULL
 );
 CREATE TABLE IF NOT EXISTS object_types (id TEXT PRIMARY KEY, name TEXT NOT NULL);
 CREATE TABLE IF NOT EXISTS objects (
@@ -119,6 +120,22 @@ CREATE TABLE IF NOT EXISTS dropped (
   detail TEXT NOT NULL
 );
 `;
+
+/**
+ * Columns added after the first release, with their definitions: a database file written by an older emulator
+ * gets them on open (CREATE TABLE IF NOT EXISTS leaves an existing table as it was).
+ */
+const ADDED_COLUMNS: readonly { table: string; column: string; definition: string }[] = [
+  { table: 'people', column: 'attribute_times', definition: "TEXT NOT NULL DEFAULT '{}'" },
+  { table: 'unsubscribes', column: 'unsubscribed', definition: 'INTEGER NOT NULL DEFAULT 1' },
+];
+
+/**
+ * People by their `anonymous_id` attribute, which ties anonymous events to them; created after ADDED_COLUMNS so
+ * that an older file is brought up to date first. The lookup must use this exact expression to use the index.
+ */
+const ANONYMOUS_ID_INDEX = `CREATE INDEX IF NOT EXISTS people_by_anonymous_id
+  ON people(json_extract(attributes, '$.anonymous_id'))`;
 
 const TABLES_CHILD_FIRST = [
   'dropped',
@@ -174,12 +191,37 @@ export function mergeAttributes(current: JsonObject, changes: JsonObject): JsonO
   return out;
 }
 
+/**
+ * A copy of `target` with the value at `path` set, or removed when the value is empty (or null, in v2): the
+ * upstream's JSON dot notation, e.g. `cio_subscription_preferences.topics.topic_2`, for one nested field.
+ */
+function withPath(target: JsonObject, path: readonly string[], value: unknown): JsonObject {
+  const [head, ...rest] = path;
+  if (head === undefined) return target;
+  const out: JsonObject = { ...target };
+  if (rest.length > 0) {
+    out[head] = withPath(isObject(out[head]) ? out[head] : {}, rest, value);
+  } else if (value === '' || value === null || value === undefined) {
+    Reflect.deleteProperty(out, head);
+  } else {
+    out[head] = value;
+  }
+  return out;
+}
+
+function parseTimes(value: unknown): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [key, time] of Object.entries(parseObject(value))) if (typeof time === 'number') out[key] = time;
+  return out;
+}
+
 function toPerson(row: Row): PersonRecord {
   return {
     cioId: str(row, 'cio_id'),
     id: strOrNull(row, 'id'),
     email: strOrNull(row, 'email'),
     attributes: parseObject(row.attributes),
+    attributeTimes: parseTimes(row.attribute_times),
     createdAt: num(row, 'created_at'),
     updatedAt: num(row, 'updated_at'),
   };
@@ -209,11 +251,18 @@ export interface IdentifyInput {
   /** `id` and `email` from the body: identifiers when the workspace uses them, plain fields otherwise. */
   id?: string | undefined;
   email?: string | undefined;
+  /** Plain attributes, including `anonymous_id` and a normalised `unsubscribed`, which are attributes upstream. */
   attributes: JsonObject;
   createdAt?: number | undefined;
   updateOnly?: boolean | undefined;
+  /** When the update happened (`_timestamp` in v1, `timestamp` in v2); the receipt time when absent. */
+  timestamp?: number | undefined;
+  /** Folds in this visitor's earlier anonymous events and relationships. */
   anonymousId?: string | undefined;
-  subscriptionTopics?: Record<string, boolean> | undefined;
+  /** The whole `cio_subscription_preferences` object, which replaces the stored one. */
+  subscriptionPreferences?: JsonObject | undefined;
+  /** Dot-notation changes inside the preferences (path below `cio_subscription_preferences`), kept in order. */
+  preferenceChanges?: { path: string[]; value: unknown }[] | undefined;
   relationships?: { action: 'add' | 'delete'; items: RelationshipInput[] } | undefined;
 }
 
@@ -266,10 +315,14 @@ function prepareStatements(db: SqliteDatabase) {
     personByCio: p('SELECT * FROM people WHERE cio_id = ?'),
     personById: p('SELECT * FROM people WHERE id = ? ORDER BY pos LIMIT 1'),
     personByEmail: p('SELECT * FROM people WHERE email_key = ? ORDER BY pos LIMIT 1'),
+    // The anonymous_id is meant to be unique; should two people hold it, the first to have been created wins.
+    personByAnonymousId: p(`SELECT * FROM people WHERE json_extract(attributes, '$.anonymous_id') = ?
+      ORDER BY pos LIMIT 1`),
     insertPerson: p(`INSERT INTO people (cio_id, id, email, email_key, attributes, created_at, updated_at)
       VALUES (@cio_id, @id, @email, @email_key, @attributes, @created_at, @updated_at)`),
     updatePerson: p(`UPDATE people SET id = @id, email = @email, email_key = @email_key,
-      attributes = @attributes, created_at = @created_at, updated_at = @updated_at WHERE cio_id = @cio_id`),
+      attributes = @attributes, attribute_times = @attribute_times, created_at = @created_at,
+      updated_at = @updated_at WHERE cio_id = @cio_id`),
     deletePerson: p('DELETE FROM people WHERE cio_id = ?'),
     suppression: p('SELECT * FROM suppressions WHERE kind = ? AND value = ?'),
     insertSuppression: p(`INSERT INTO suppressions (kind, value, cio_id, suppressed_at) VALUES (?, ?, ?, ?)
@@ -306,7 +359,8 @@ function prepareStatements(db: SqliteDatabase) {
     insertMetric: p(`INSERT INTO metrics
       (delivery_id, metric, timestamp, fields, source, known_delivery, received_at)
       VALUES (?, ?, ?, ?, ?, ?, ?)`),
-    insertUnsubscribe: p('INSERT INTO unsubscribes (delivery_id, person, unsubscribed_at) VALUES (?, ?, ?)'),
+    insertUnsubscribe: p(`INSERT INTO unsubscribes (delivery_id, person, unsubscribed, unsubscribed_at)
+      VALUES (?, ?, ?, ?)`),
     segmentById: p('SELECT * FROM segments WHERE id = ?'),
     addMember: p('INSERT OR IGNORE INTO segment_members (segment_id, person, added_at) VALUES (?, ?, ?)'),
     removeMember: p('DELETE FROM segment_members WHERE segment_id = ? AND person = ?'),
@@ -344,6 +398,11 @@ export class MessagingStore {
     this.#db = db;
     this.identifyBy = options.identifyBy;
     db.exec(SCHEMA);
+    for (const { table, column, definition } of ADDED_COLUMNS) {
+      const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all();
+      if (!columns.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+    }
+    db.exec(ANONYMOUS_ID_INDEX);
     this.#s = prepareStatements(db);
   }
 
@@ -492,6 +551,7 @@ export class MessagingStore {
       email: p.email,
       email_key: p.email === null ? null : emailKey(p.email),
       attributes: json(p.attributes),
+      attribute_times: json(p.attributeTimes),
       created_at: p.createdAt,
       updated_at: p.updatedAt,
     });
@@ -512,6 +572,7 @@ export class MessagingStore {
       id: ref.kind === 'id' ? ref.value : null,
       email: ref.kind === 'email' ? ref.value : null,
       attributes: {},
+      attributeTimes: {},
       createdAt: now,
       updatedAt: now,
     };
@@ -647,25 +708,52 @@ export class MessagingStore {
         target.email = input.email === '' ? null : input.email;
       if (input.id !== undefined && !kinds.includes('id')) target.id = input.id === '' ? null : input.id;
 
-      let attributes = mergeAttributes(target.attributes, input.attributes);
-      if (input.subscriptionTopics) {
-        const prefs = isObject(attributes.cio_subscription_preferences)
-          ? attributes.cio_subscription_preferences
-          : {};
-        const topics = isObject(prefs.topics) ? prefs.topics : {};
-        attributes = {
-          ...attributes,
-          cio_subscription_preferences: { ...prefs, topics: { ...topics, ...input.subscriptionTopics } },
-        };
+      // Each attribute keeps the time of the last update that set it; an older update leaves it alone.
+      const at = input.timestamp ?? now;
+      const times = { ...target.attributeTimes };
+      const stale: string[] = [];
+      const isCurrent = (name: string): boolean => {
+        const last = times[name];
+        if (last !== undefined && last > at) {
+          stale.push(name);
+          return false;
+        }
+        times[name] = at;
+        return true;
+      };
+      const changes: JsonObject = {};
+      for (const [name, value] of Object.entries(input.attributes)) {
+        if (isCurrent(name)) changes[name] = value;
       }
-      if (input.createdAt !== undefined) {
+      let attributes = mergeAttributes(target.attributes, changes);
+      // The preferences are one attribute for ordering, whether replaced whole or changed by dot notation.
+      if (
+        (input.subscriptionPreferences !== undefined || input.preferenceChanges !== undefined) &&
+        isCurrent('cio_subscription_preferences')
+      ) {
+        const stored = attributes.cio_subscription_preferences;
+        let prefs = input.subscriptionPreferences ?? (isObject(stored) ? stored : {});
+        for (const change of input.preferenceChanges ?? [])
+          prefs = withPath(prefs, change.path, change.value);
+        attributes = { ...attributes, cio_subscription_preferences: prefs };
+      }
+      if (input.createdAt !== undefined && isCurrent('created_at')) {
         // created_at is both the profile's creation time and an attribute people see and segment on.
         target.createdAt = input.createdAt;
         attributes = { ...attributes, created_at: input.createdAt };
       }
       target.attributes = attributes;
+      target.attributeTimes = times;
       target.updatedAt = now;
       this.#savePerson(target);
+      if (stale.length > 0) {
+        // The rest of the update applied; the record says which attributes a later update had already set.
+        this.drop(operation, 'stale_attributes', now, {
+          identifier: describeRef(input.ref),
+          timestamp: at,
+          attributes: stale,
+        });
+      }
 
       if (input.anonymousId !== undefined && input.anonymousId !== '') {
         this.#foldAnonymous(target.cioId, input.anonymousId, now);
@@ -758,9 +846,15 @@ export class MessagingStore {
       else {
         outcome = 'merged';
         const attributes = { ...p.attributes };
+        const attributeTimes = { ...p.attributeTimes };
         for (const [key, value] of Object.entries(s.attributes)) {
           const current = attributes[key];
-          if (current === undefined || current === null || current === '') attributes[key] = value;
+          if (current === undefined || current === null || current === '') {
+            attributes[key] = value;
+            const time = s.attributeTimes[key];
+            if (time === undefined) Reflect.deleteProperty(attributeTimes, key);
+            else attributeTimes[key] = time;
+          }
         }
         this.#s.moveRecentEvents.run(p.cioId, s.cioId, now - EVENT_HISTORY_WINDOW_SECONDS);
         this.#s.moveDevices.run(p.cioId, s.cioId);
@@ -772,6 +866,7 @@ export class MessagingStore {
           id: p.id ?? s.id,
           email: p.email ?? s.email,
           attributes,
+          attributeTimes,
           updatedAt: now,
         });
       }
@@ -856,12 +951,23 @@ export class MessagingStore {
     });
   }
 
-  /** An event for nobody yet; without anonymous_id it is an invite (addressed by data.recipient). */
+  /** The person whose `anonymous_id` attribute is this value, if any. */
+  personByAnonymousId(anonymousId: string): PersonRecord | undefined {
+    const row = this.#s.personByAnonymousId.get(anonymousId) as Row | undefined;
+    return row ? toPerson(row) : undefined;
+  }
+
+  /**
+   * An event without a person identifier; without anonymous_id it is an invite (addressed by data.recipient).
+   * Upstream: once a person has the anonymous_id as an attribute, "any events bearing the same anonymous value
+   * are associated with this person", so such an event is theirs from the start (it keeps its anonymous_id).
+   */
   trackAnonymous(anonymousId: string | null, ev: EventInput, now: number): Outcome {
     return this.transaction(() => {
       if (this.#isDuplicate(ev))
         return this.drop('anonymous_event', 'duplicate_event_id', now, { id: ev.id });
-      this.#insertEvent(null, anonymousId, ev, now, 'anonymous');
+      const owner = anonymousId === null ? undefined : this.personByAnonymousId(anonymousId);
+      this.#insertEvent(owner?.cioId ?? null, anonymousId, ev, now, 'anonymous');
       return { applied: true };
     });
   }
@@ -919,8 +1025,11 @@ export class MessagingStore {
     );
   }
 
-  /** Sets `unsubscribed: true` on the delivery's person and attributes the unsubscribe to the delivery. */
-  unsubscribe(deliveryId: string, now: number): void {
+  /**
+   * Sets the delivery's person's `unsubscribed` attribute (true to unsubscribe, false to resubscribe, as
+   * customerio-node documents) and attributes the change to the delivery.
+   */
+  unsubscribe(deliveryId: string, unsubscribed: boolean, now: number): void {
     this.transaction(() => {
       const delivery = this.delivery(deliveryId);
       if (!delivery) return;
@@ -929,11 +1038,12 @@ export class MessagingStore {
       if (target) {
         this.#savePerson({
           ...target,
-          attributes: { ...target.attributes, unsubscribed: true },
+          attributes: { ...target.attributes, unsubscribed },
+          attributeTimes: { ...target.attributeTimes, unsubscribed: now },
           updatedAt: now,
         });
       }
-      this.#s.insertUnsubscribe.run(deliveryId, target?.cioId ?? null, now);
+      this.#s.insertUnsubscribe.run(deliveryId, target?.cioId ?? null, unsubscribed ? 1 : 0, now);
     });
   }
 
@@ -1087,7 +1197,10 @@ export class MessagingStore {
     return true;
   }
 
-  /** identify_anonymous: relates an object to an anonymous visitor until they are identified. */
+  /**
+   * identify_anonymous: relates an object to an anonymous visitor until they are identified; a visitor already
+   * identified (a person with that anonymous_id) gets the relationship directly, as their events do.
+   */
   relateAnonymous(
     anonymousId: string,
     objectRef: ObjectRef,
@@ -1095,6 +1208,11 @@ export class MessagingStore {
     now: number,
   ): Outcome {
     return this.transaction(() => {
+      const owner = this.personByAnonymousId(anonymousId);
+      if (owner) {
+        const ref: PersonRef = { kind: 'cio_id', value: owner.cioId };
+        return this.relate(ref, objectRef, attributes, now, 'object_identify_anonymous');
+      }
       const what = this.#resolveObjectForWrite(objectRef, now, 'object_identify_anonymous');
       if (!what.ok) return what.outcome;
       const existing = this.#s.relationshipOfAnonymous.get(anonymousId, what.object.cioObjectId) as

@@ -163,7 +163,7 @@ describe('errors common to every route', () => {
     expect(res.body).toEqual({ meta: { errors: [expect.stringContaining('/api/v1/nothing-here')] } });
   });
 
-  it('refuses bodies over the 1 MB hard cap with 413, in the endpoint envelope', async () => {
+  it('refuses bodies over the 5 MB hard cap with 413, in the endpoint envelope', async () => {
     const big = { blob: 'x'.repeat(MAX_BODY_BYTES) };
     const v1 = await call(us, 'PUT', '/api/v1/customers/too-big', { body: big });
     expect(v1.status).toBe(413);

@@ -209,18 +209,23 @@ describe('global unsubscribe: POST /unsubscribe/{delivery_id}', () => {
     expect(res.text).toBe('{}');
     expect((await person(emulator, delivery.person)).attributes.unsubscribed).toBe(true);
     expect(await state(emulator, 'unsubscribes', `delivery_id=${delivery.id}`)).toEqual([
-      expect.objectContaining({ person: delivery.person, unsubscribed_at: NOW_S }),
+      expect.objectContaining({ person: delivery.person, unsubscribed: true, unsubscribed_at: NOW_S }),
     ]);
   });
 
-  it('unsubscribe false or absent records nothing but still answers 200', async () => {
-    const [, delivery] = await state(emulator, 'deliveries');
-    for (const body of [{ unsubscribe: false }, {}]) {
-      expect((await call(emulator, 'POST', `/unsubscribe/${delivery.id}`, { auth: null, body })).status).toBe(
-        200,
-      );
-    }
+  it('unsubscribe: false resubscribes the person and records that too; absent records nothing (200 each)', async () => {
+    const delivery = (await state(emulator, 'deliveries')).filter((d) => d.person !== null)[1];
+    const post = (body: unknown) =>
+      call(emulator, 'POST', `/unsubscribe/${delivery.id}`, { auth: null, body });
+    expect((await post({})).status).toBe(200);
     expect(await state(emulator, 'unsubscribes', `delivery_id=${delivery.id}`)).toEqual([]);
+    expect((await post({ unsubscribe: true })).status).toBe(200);
+    expect((await post({ unsubscribe: false })).status).toBe(200);
+    expect((await person(emulator, delivery.person)).attributes.unsubscribed).toBe(false);
+    expect(await state(emulator, 'unsubscribes', `delivery_id=${delivery.id}`)).toEqual([
+      expect.objectContaining({ person: delivery.person, unsubscribed: true }),
+      expect.objectContaining({ person: delivery.person, unsubscribed: false }),
+    ]);
   });
 
   it('an unknown delivery id or a malformed body is a 400', async () => {

@@ -155,19 +155,21 @@ describe('v2 sizes', () => {
     attributes: padding,
   });
 
-  it('/entity: 32 KB is fine, one byte more is a 400 too_large', async () => {
-    const atLimit = sized(LIMITS.entityRequestBytes, (p) => op(p));
-    expect((await call(emulator, 'POST', '/api/v2/entity', { rawBody: atLimit })).status).toBe(200);
-    const over = sized(LIMITS.entityRequestBytes + 1, (p) => op(p));
-    const res = await call(emulator, 'POST', '/api/v2/entity', { rawBody: over });
+  it('/entity: must be smaller than 32 KB, so one byte less is fine and exactly 32 KB is a 400 too_large', async () => {
+    const under = sized(LIMITS.entityRequestBytes - 1, (p) => op(p));
+    expect((await call(emulator, 'POST', '/api/v2/entity', { rawBody: under })).status).toBe(200);
+    const atLimit = sized(LIMITS.entityRequestBytes, (p) => op(p, 'entity-at-limit'));
+    const res = await call(emulator, 'POST', '/api/v2/entity', { rawBody: atLimit });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([
       {
         reason: 'too_large',
         field: '',
-        message: `the request is ${LIMITS.entityRequestBytes + 1} bytes; the limit is 32768`,
+        message:
+          'the request is 32768 bytes; the limit is 32768 and the request must be smaller than the limit',
       },
     ]);
+    expect(await person(emulator, 'entity-at-limit')).toBeNull();
   });
 
   it('/batch: each operation up to 32 KB; a bigger one fails alone (207)', async () => {
@@ -187,7 +189,7 @@ describe('v2 sizes', () => {
     expect(await person(emulator, 'op-over')).toBeNull();
   });
 
-  it('/batch: 500 KB in all is fine, one byte more is a 400 for the whole request', async () => {
+  it('/batch: must be smaller than 500 KB in all; exactly 500 KB is a 400 for the whole request', async () => {
     const build = (total: number) => {
       const ops: string[] = [];
       // Full operations of 30,000 bytes, then one that brings the request to exactly `total` bytes.
@@ -201,19 +203,25 @@ describe('v2 sizes', () => {
       expect(bytes(text)).toBe(total);
       return { text, count: ops.length };
     };
-    const atLimit = build(LIMITS.batchRequestBytes);
-    const ok = await call(emulator, 'POST', '/api/v2/batch', { rawBody: atLimit.text });
+    const under = build(LIMITS.batchRequestBytes - 1);
+    const ok = await call(emulator, 'POST', '/api/v2/batch', { rawBody: under.text });
     expect(ok.status).toBe(200);
     expect((await state(emulator, 'batches')).at(-1)).toMatchObject({
-      operations: atLimit.count,
-      accepted: atLimit.count,
+      operations: under.count,
+      accepted: under.count,
     });
-    const over = build(LIMITS.batchRequestBytes + 1);
-    const res = await call(emulator, 'POST', '/api/v2/batch', { rawBody: over.text });
+    const atLimit = build(LIMITS.batchRequestBytes);
+    const res = await call(emulator, 'POST', '/api/v2/batch', { rawBody: atLimit.text });
     expect(res.status).toBe(400);
     expect(res.body.errors).toEqual([
-      { reason: 'too_large', field: '', message: 'the batch is 512001 bytes; the limit is 512000' },
+      {
+        reason: 'too_large',
+        field: '',
+        message:
+          'the batch is 512000 bytes; the limit is 512000 and the batch must be smaller than the limit',
+      },
     ]);
+    expect((await state(emulator, 'batches')).at(-1)).toMatchObject({ status: 400, operations: 0 });
   });
 });
 

@@ -45,15 +45,92 @@ describe('identify: PUT /api/v1/customers/{identifier}', () => {
     await put('p-2', {
       created_at: 1_700_000_000,
       unsubscribed: true,
-      cio_subscription_preferences: { topics: { topic_1: true } },
+      cio_subscription_preferences: { topics: { topic_1: true, topic_3: true } },
     });
+    // The whole object replaces the stored preferences; dot notation changes one topic and keeps the others.
     await put('p-2', { cio_subscription_preferences: { topics: { topic_2: false } }, _timestamp: NOW_S });
+    await put('p-2', { 'cio_subscription_preferences.topics.topic_4': true });
     const p = await person(emulator, 'p-2');
     expect(p.created_at).toBe(1_700_000_000);
     expect(p.attributes).toEqual({
       created_at: 1_700_000_000,
       unsubscribed: true,
-      cio_subscription_preferences: { topics: { topic_1: true, topic_2: false } },
+      cio_subscription_preferences: { topics: { topic_2: false, topic_4: true } },
+    });
+  });
+
+  it('dot notation changes one subscription topic; an empty value reverts it to the default (removes it)', async () => {
+    await put('p-dot', { cio_subscription_preferences: { topics: { topic_1: true, topic_2: true } } });
+    await put('p-dot', {
+      'cio_subscription_preferences.topics.topic_1': '',
+      'cio_subscription_preferences.topics.topic_5': false,
+      plan: 'pro',
+    });
+    expect((await person(emulator, 'p-dot')).attributes).toEqual({
+      plan: 'pro',
+      cio_subscription_preferences: { topics: { topic_2: true, topic_5: false } },
+    });
+  });
+
+  it('stores unsubscribed as a boolean: any case of "true", 1 and "1" are true, anything else false', async () => {
+    const cases: [unknown, boolean][] = [
+      [true, true],
+      ['tRUe', true],
+      ['TRUE', true],
+      [1, true],
+      ['1', true],
+      [false, false],
+      ['yes', false],
+      [0, false],
+      [2, false],
+      ['0', false],
+    ];
+    for (const [value, expected] of cases) {
+      await put('p-unsub', { unsubscribed: value });
+      expect((await person(emulator, 'p-unsub')).attributes.unsubscribed, JSON.stringify(value)).toBe(
+        expected,
+      );
+    }
+    // An empty value removes it, as for any attribute.
+    await put('p-unsub', { unsubscribed: '' });
+    expect((await person(emulator, 'p-unsub')).attributes).not.toHaveProperty('unsubscribed');
+  });
+
+  it('_timestamp: an older update leaves attributes a later one set, applies the rest and records which', async () => {
+    await put('p-ts', { plan: 'new', seats: 5, _timestamp: NOW_S });
+    const res = await put('p-ts', { plan: 'stale', city: 'Oslo', _timestamp: NOW_S - 3600 });
+    expect(res.status).toBe(200);
+    expect((await person(emulator, 'p-ts')).attributes).toEqual({ plan: 'new', seats: 5, city: 'Oslo' });
+    expect((await state(emulator, 'dropped', 'reason=stale_attributes')).at(-1).detail).toEqual({
+      identifier: 'id p-ts',
+      timestamp: NOW_S - 3600,
+      attributes: ['plan'],
+    });
+    // Without _timestamp an update counts as of its receipt time; the same time as the last one still applies.
+    await put('p-ts', { plan: 'now' });
+    expect((await person(emulator, 'p-ts')).attributes.plan).toBe('now');
+    // Removing is an update too: an older removal is ignored, a newer one applies.
+    await put('p-ts', { seats: '', _timestamp: NOW_S - 60 });
+    expect((await person(emulator, 'p-ts')).attributes.seats).toBe(5);
+    await put('p-ts', { seats: '', plan: 'later', _timestamp: NOW_S + 60 });
+    expect((await person(emulator, 'p-ts')).attributes).toEqual({ plan: 'later', city: 'Oslo' });
+  });
+
+  it('_timestamp orders subscription preferences and created_at like other attributes', async () => {
+    await put('p-ts2', {
+      created_at: 1_600_000_000,
+      cio_subscription_preferences: { topics: { topic_1: true } },
+    });
+    await put('p-ts2', {
+      created_at: 1_500_000_000,
+      'cio_subscription_preferences.topics.topic_1': false,
+      _timestamp: NOW_S - 1,
+    });
+    const p = await person(emulator, 'p-ts2');
+    expect(p.created_at).toBe(1_600_000_000);
+    expect(p.attributes).toEqual({
+      created_at: 1_600_000_000,
+      cio_subscription_preferences: { topics: { topic_1: true } },
     });
   });
 
@@ -129,6 +206,14 @@ describe('identify: PUT /api/v1/customers/{identifier}', () => {
       'old visit',
     ]);
     expect(await state(emulator, 'anonymous_events', 'anonymous_id=anon-other')).toHaveLength(1);
+    // The anonymous_id stays on the person as an attribute, so later events with it are theirs straight away.
+    expect((await person(emulator, 'p-fold')).attributes).toEqual({ anonymous_id: 'anon-fold' });
+    await send({ name: 'after identify', anonymous_id: 'anon-fold' });
+    expect((await state(emulator, 'events', 'person=p-fold&name=after identify'))[0]).toMatchObject({
+      anonymous_id: 'anon-fold',
+      origin: 'anonymous',
+    });
+    expect(await state(emulator, 'anonymous_events', 'name=after identify')).toEqual([]);
   });
 
   it('cio_relationships adds and deletes relationships to objects', async () => {

@@ -110,6 +110,29 @@ describe('person operations', () => {
     await entity(personOp('v2-3', 'delete'));
     expect(await person(emulator, 'v2-3')).toBeNull();
   });
+
+  it('identify: timestamp orders updates; dot notation and unsubscribed read as in v1', async () => {
+    await entity(
+      personOp('v2-ts', 'identify', {
+        timestamp: NOW_S,
+        attributes: { plan: 'new', cio_subscription_preferences: { topics: { topic_1: true } } },
+      }),
+    );
+    await entity(
+      personOp('v2-ts', 'identify', {
+        timestamp: NOW_S - 60,
+        attributes: { plan: 'stale', unsubscribed: 'TRUE' },
+      }),
+    );
+    await entity(
+      personOp('v2-ts', 'identify', { attributes: { 'cio_subscription_preferences.topics.topic_2': false } }),
+    );
+    expect((await person(emulator, 'v2-ts')).attributes).toEqual({
+      plan: 'new',
+      unsubscribed: true,
+      cio_subscription_preferences: { topics: { topic_1: true, topic_2: false } },
+    });
+  });
 });
 
 describe('object operations', () => {
@@ -183,6 +206,21 @@ describe('object operations', () => {
     expect(
       (await state(emulator, 'relationships', 'person=v2-visitor')).map((r) => [r.object_id, r.attributes]),
     ).toEqual([['v2-anon-co', { seen: true }]]);
+  });
+
+  it('identify_anonymous takes the top-level anonymous_id of the upstream example too', async () => {
+    expect(
+      (await entity(object('v2-anon-top', 'identify_anonymous', { anonymous_id: 'v2-anon-top' }))).status,
+    ).toBe(200);
+    expect(await state(emulator, 'relationships', 'anonymous_id=v2-anon-top')).toEqual([
+      expect.objectContaining({ person: null, object_id: 'v2-anon-top' }),
+    ]);
+    // A visitor already identified with that anonymous_id gets the relationship directly.
+    await entity(personOp('v2-known-visitor', 'identify', { attributes: { anonymous_id: 'v2-anon-known' } }));
+    await entity(object('v2-anon-known-co', 'identify_anonymous', { anonymous_id: 'v2-anon-known' }));
+    expect(
+      (await state(emulator, 'relationships', 'person=v2-known-visitor')).map((r) => r.object_id),
+    ).toEqual(['v2-anon-known-co']);
   });
 
   it('delete removes the object and its relationships', async () => {
