@@ -29,7 +29,7 @@ export async function benchStore() {
       body: JSON.stringify(body),
     });
   // Two servers: one with our per-base limiter off, for call latency (it would space sequential calls to one
-  // base 210 ms apart, which is the point of it and not a latency); one with it on, for sustained writes.
+  // base 250 ms apart, which is the point of it and not a latency); one with it on, for sustained writes.
   const serve = (limits: 'on' | 'off') =>
     startChild(
       ['serve', 'store', '--transport', 'http', '--port', '0'],

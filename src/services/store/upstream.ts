@@ -13,9 +13,12 @@ export const DEFAULT_BASE_URL = 'https://api.airtable.com';
 export const DEFAULT_CONTENT_URL = 'https://content.airtable.com';
 export const TOKEN_ENV = 'STORE_ACCESS_TOKEN';
 
-/** The upstream's limit is 5 requests per second per base, counted over any one-second window, and a burst
- * over it costs 30 s of refusals. One request every 210 ms can never put 6 into one second. */
-const PER_BASE_SPACING_MS = 210;
+/**
+ * The upstream's limit is 5 requests per second per base, counted over any one-second window, and a burst over
+ * it costs 30 s of refusals. Spacing requests to a base 250 ms apart puts at most 5 in a second and leaves 250 ms
+ * of slack for requests that reach the upstream unevenly (network jitter); 210 ms would leave 50.
+ */
+const PER_BASE_SPACING_MS = 250;
 const PENALTY_SECONDS = 30;
 
 /** Finds the credential for one tool call; undefined means none is configured for this caller. */
