@@ -4,7 +4,7 @@
  * format for cellFormat=string, in any IANA time zone, via Intl.
  */
 
-import { formatterFor } from './formula/dates.js';
+import { formatterFor, toWall } from './formula/dates.js';
 
 export interface Civil {
   year: number;
@@ -40,34 +40,10 @@ function civilToMs(c: Civil): number {
   return d.getTime();
 }
 
-/** The wall clock of `zone` at instant `ms`. */
+/** The wall clock of `zone` at instant `ms` (the formula engine's reading, without the weekday). */
 export function wallOf(ms: number, zone: string): Civil {
-  const formatter = zone.toLowerCase() === 'utc' ? null : zoneFormatter(zone);
-  if (!formatter) {
-    const d = new Date(ms);
-    return {
-      year: d.getUTCFullYear(),
-      month: d.getUTCMonth() + 1,
-      day: d.getUTCDate(),
-      hour: d.getUTCHours(),
-      minute: d.getUTCMinutes(),
-      second: d.getUTCSeconds(),
-      millisecond: d.getUTCMilliseconds(),
-    };
-  }
-  const parts: Record<string, number> = {};
-  for (const part of formatter.formatToParts(new Date(ms))) {
-    if (part.type !== 'literal') parts[part.type] = Number(part.value);
-  }
-  return {
-    year: parts.year ?? 1970,
-    month: parts.month ?? 1,
-    day: parts.day ?? 1,
-    hour: parts.hour ?? 0,
-    minute: parts.minute ?? 0,
-    second: parts.second ?? 0,
-    millisecond: ((ms % 1000) + 1000) % 1000,
-  };
+  const { weekday: _weekday, ...civil } = toWall(ms, zone);
+  return civil;
 }
 
 /** The instant at which `zone`'s clock shows `c`. */
