@@ -1,5 +1,6 @@
 // Shared fixtures for the Track API emulator tests: a pinned clock, Basic auth, and small request helpers over
 // app.request (no sockets), returning status, parsed body and headers.
+
 import { type ManualClock, manualClock } from '../../../../src/emulation/clock.js';
 import {
   createMessagingEmulator,
@@ -8,6 +9,7 @@ import {
   type MessagingEmulator,
   type MessagingEmulatorOptions,
 } from '../../../../src/services/messaging/emulator/app.js';
+import { type Loose, type Reply, type RequestOptions, requestApp } from '../../../emulation/request.js';
 
 export const NOW = '2025-06-15T12:00:00Z';
 export const NOW_S = Date.parse(NOW) / 1000;
@@ -32,48 +34,20 @@ export function makeEmulator(
   return Object.assign(emulator, { clock });
 }
 
-// Loose JSON for assertions: tests read the fields they check.
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field, not typed.
-export type Loose = any;
+export type { Loose, Reply } from '../../../emulation/request.js';
 
-export interface Reply {
-  status: number;
-  body: Loose;
-  text: string;
-  headers: Headers;
-}
-
-export interface CallOptions {
-  body?: unknown;
-  rawBody?: string;
+export interface CallOptions extends RequestOptions {
   /** An Authorization header value; null sends none. Defaults to the sandbox credentials. */
   auth?: string | null;
-  headers?: Record<string, string>;
 }
 
-export async function call(
+export function call(
   emulator: MessagingEmulator,
   method: string,
   path: string,
   options: CallOptions = {},
 ): Promise<Reply> {
-  const auth = options.auth === undefined ? AUTH : options.auth;
-  const headers: Record<string, string> = auth === null ? {} : { authorization: auth };
-  let body: string | undefined;
-  if (options.rawBody !== undefined) body = options.rawBody;
-  else if (options.body !== undefined) body = JSON.stringify(options.body);
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await emulator.app.request(path, { method, headers: { ...headers, ...options.headers }, body });
-  const text = await res.text();
-  let parsed: unknown = null;
-  if (text !== '') {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-  }
-  return { status: res.status, body: parsed, text, headers: res.headers };
+  return requestApp(emulator.app, method, path, options.auth === undefined ? AUTH : options.auth, options);
 }
 
 /** A control-API read: /_emulator/state/<collection>[?query] items, or one item. */

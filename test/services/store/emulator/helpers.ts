@@ -1,5 +1,6 @@
 // Shared fixtures for the Airtable emulator tests: a pinned clock, bearer tokens with chosen scopes, small
 // request helpers over app.request (no sockets), and lookups of the seeded bases, tables and fields by name.
+
 import { type ManualClock, manualClock } from '../../../../src/emulation/clock.js';
 import {
   createStoreEmulator,
@@ -7,6 +8,7 @@ import {
   type StoreEmulator,
   type StoreEmulatorOptions,
 } from '../../../../src/services/store/emulator/app.js';
+import { type Reply, type RequestOptions, requestApp } from '../../../emulation/request.js';
 
 export const NOW = '2025-06-15T12:00:00.000Z';
 
@@ -35,48 +37,21 @@ export function makeEmulator(options: StoreEmulatorOptions = {}): TestEmulator {
   return Object.assign(emulator, { clock });
 }
 
-// Loose JSON for assertions: tests read the fields they check.
-// biome-ignore lint/suspicious/noExplicitAny: response bodies are asserted field by field, not typed.
-export type Loose = any;
+export type { Loose, Reply } from '../../../emulation/request.js';
 
-export interface Reply {
-  status: number;
-  body: Loose;
-  text: string;
-  headers: Headers;
-}
-
-export interface CallOptions {
-  body?: unknown;
-  rawBody?: string;
+export interface CallOptions extends RequestOptions {
   /** A bearer token; null sends no Authorization header. Defaults to the all-scopes sandbox token. */
   token?: string | null;
-  headers?: Record<string, string>;
 }
 
-export async function call(
+export function call(
   emulator: StoreEmulator,
   method: string,
   path: string,
   options: CallOptions = {},
 ): Promise<Reply> {
   const token = options.token === undefined ? DEFAULT_STORE_TOKEN : options.token;
-  const headers: Record<string, string> = token === null ? {} : { authorization: `Bearer ${token}` };
-  let body: string | undefined;
-  if (options.rawBody !== undefined) body = options.rawBody;
-  else if (options.body !== undefined) body = JSON.stringify(options.body);
-  if (body !== undefined) headers['content-type'] = 'application/json';
-  const res = await emulator.app.request(path, { method, headers: { ...headers, ...options.headers }, body });
-  const text = await res.text();
-  let parsed: unknown = null;
-  if (text !== '') {
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      parsed = text;
-    }
-  }
-  return { status: res.status, body: parsed, text, headers: res.headers };
+  return requestApp(emulator.app, method, path, token === null ? null : `Bearer ${token}`, options);
 }
 
 export interface Ids {
