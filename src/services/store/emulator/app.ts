@@ -21,6 +21,8 @@ import type {
 import { err, ok } from '../../../emulation/result.js';
 import { serveEmulator } from '../../../emulation/serve.js';
 import { openDatabase } from '../../../emulation/sqlite.js';
+import { type AdminPlane, createAdminPlane } from './admin/plane.js';
+import { registerAdminRoutes } from './admin/routes.js';
 import { Access, ALL_SCOPES, type TokenGrant, tokenHint, tokenKindOf } from './auth.js';
 import { type ChangeFeed, ChangeHub } from './changes.js';
 import { Reader } from './compute.js';
@@ -65,6 +67,8 @@ export interface StoreEmulatorOptions {
   token?: string;
   /** Extra tokens with chosen scopes, for scope tests: { token, userId?, scopes }. */
   tokens?: readonly { token: string; userId?: string; scopes: readonly string[] }[];
+  /** Synthetic audit log events to seed on top of the seeded history (benchmarks ask for 100,000). */
+  auditEvents?: number;
   /** Per-base rate limit; default { perSecond: 5, penaltyMs: 30_000 }; false disables. Also at /_emulator/base-rate-limit. */
   baseRateLimit?: { perSecond: number; penaltyMs: number } | false;
 }
@@ -80,6 +84,8 @@ export interface StoreEmulator {
   /** The per-base rate limiter. */
   baseRateLimiter: BaseRateLimiter;
   webhooks: WebhookService;
+  /** The administration plane: enterprise accounts, users, groups, workspaces, sharing, audit trail. */
+  admin: AdminPlane;
   close(): void;
 }
 
@@ -119,7 +125,8 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
   }
   const db = openDatabase(opts.db ?? ':memory:');
   const store = new StoreDb(db);
-  if (store.isEmpty() || opts.reset) store.replaceAll(buildSeedData({ ...configured, now: clock.now() }));
+  const freshSeed = store.isEmpty() || opts.reset === true;
+  if (freshSeed) store.replaceAll(buildSeedData({ ...configured, now: clock.now() }));
   const hub = new ChangeHub();
   const iterators = new IteratorStore(clock);
   const baseRateLimiter = new BaseRateLimiter(clock, opts.baseRateLimit ?? undefined);
@@ -132,6 +139,13 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     })),
   ];
   const access = new Access(store, grants);
+  const admin = createAdminPlane(db, { store, hub, clock, access, iterators });
+  const seedAdmin = () =>
+    admin.seed({
+      now: new Date(store.seedInfo()?.seededAt ?? clock.now().toISOString()),
+      ...(opts.auditEvents ? { auditEvents: opts.auditEvents } : {}),
+    });
+  if (freshSeed) seedAdmin();
 
   const webhooks = new WebhookService({
     db,
@@ -157,13 +171,13 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
 
   const service: InspectableService = {
     summary: () => ({
-      counts: { ...store.counts(), webhooks: webhooks.inspect().webhooks.length },
+      counts: { ...store.counts(), webhooks: webhooks.inspect().webhooks.length, ...admin.counts() },
       token_hint: tokenHint(token),
       tokens: grants.length,
       base_rate_limit: baseRateLimiter.config,
       ...store.seedInfo(),
     }),
-    collectionNames: () => COLLECTIONS,
+    collectionNames: () => [...COLLECTIONS, ...admin.collectionNames()],
     collection: (name, query) => inspectCollection(name, query),
     item: (name, id) => inspectItem(name, id),
     reset: (options: ResetOptions) => {
@@ -172,6 +186,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
       if (scale > MAX_SCALE) return err(`scale must be at most ${MAX_SCALE}`);
       webhooks.reset();
       store.replaceAll(buildSeedData({ seed, scale, now: clock.now() }));
+      seedAdmin();
       iterators.clear();
       baseRateLimiter.reset();
       return ok(service.summary());
@@ -266,8 +281,10 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
         }));
       case 'webhooks':
         return page(webhooks.inspect().webhooks, query, (w) => w);
-      default:
-        return undefined;
+      default: {
+        const items = admin.collection(name);
+        return items ? page(items, query, (item) => item) : undefined;
+      }
     }
   }
 
@@ -331,7 +348,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
       case 'webhooks':
         return webhooks.inspect().webhooks.find((w) => w.id === id);
       default:
-        return undefined;
+        return admin.item(name, id);
     }
   }
 
@@ -364,10 +381,12 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     return next();
   });
   mountBaseRateLimitControls(app, baseRateLimiter);
+  admin.mountAudit(app);
 
   const deps: RouteDeps = { store, hub, clock, access, iterators };
   // Specific route families first: the records routes' `/v0/:baseId/...` patterns would also match them.
   registerWhoamiRoutes(app, deps);
+  registerAdminRoutes(app, admin.deps);
   registerSchemaRoutes(app, deps);
   registerWebhookRoutes(app, {
     webhooks,
@@ -397,6 +416,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     changes: hub,
     baseRateLimiter,
     webhooks,
+    admin,
     close: () => {
       webhooks.close();
       db.close();

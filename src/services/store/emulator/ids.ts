@@ -18,6 +18,17 @@ export const ID_PREFIX = {
   choice: 'sel',
   iterator: 'itr',
   webhook: 'ach',
+  enterpriseAccount: 'ent',
+  userGroup: 'ugp',
+  invite: 'inv',
+  share: 'shr',
+  interface: 'pbd',
+  blockInstallation: 'bli',
+  auditLogTask: 'alt',
+  export: 'ett',
+  dataTable: 'dtb',
+  auditEvent: 'aev',
+  changeEvent: 'ace',
 } as const;
 
 export type IdKind = keyof typeof ID_PREFIX;

@@ -10,21 +10,22 @@
 import { type Row, str, strOrNull } from '../../../emulation/rows.js';
 import type { SqliteDatabase } from '../../../emulation/sqlite.js';
 import { type IdKind, IdMinter } from './ids.js';
-import type {
-  BaseRow,
-  CommentRow,
-  FieldRow,
-  FileRow,
-  JsonObject,
-  Modifications,
-  PermissionLevel,
-  RecordRow,
-  TableRow,
-  UserRow,
-  ViewRow,
-  ViewSort,
-  ViewType,
-  WorkspaceRow,
+import {
+  type BaseRow,
+  type CommentRow,
+  type FieldRow,
+  type FileRow,
+  type JsonObject,
+  type Modifications,
+  PERMISSION_RANK,
+  type PermissionLevel,
+  type RecordRow,
+  type TableRow,
+  type UserRow,
+  type ViewRow,
+  type ViewSort,
+  type ViewType,
+  type WorkspaceRow,
 } from './model.js';
 
 const SCHEMA = `
@@ -210,6 +211,12 @@ export class StoreDb {
       insertWorkspace: prepare('INSERT INTO workspaces (id, name, created_time) VALUES (?, ?, ?)'),
       insertBase: prepare('INSERT INTO bases (id, workspace_id, name, created_time) VALUES (?, ?, ?, ?)'),
       deleteBase: prepare('DELETE FROM bases WHERE id = ?'),
+      moveBase: prepare('UPDATE bases SET workspace_id = ? WHERE id = ?'),
+      updateUser: prepare('UPDATE users SET email = ?, name = ? WHERE id = ?'),
+      deleteUser: prepare('DELETE FROM users WHERE id = ?'),
+      deleteUserPermissions: prepare('DELETE FROM base_permissions WHERE user_id = ?'),
+      deleteWorkspace: prepare('DELETE FROM workspaces WHERE id = ?'),
+      deletePermission: prepare('DELETE FROM base_permissions WHERE base_id = ? AND user_id = ?'),
       nextTransaction: prepare(
         'UPDATE bases SET transaction_number = transaction_number + 1 WHERE id = ? RETURNING transaction_number',
       ),
@@ -461,8 +468,66 @@ export class StoreDb {
     };
   }
 
+  /**
+   * What a user may do in a base: the direct grant, raised by whatever the overlay adds (the administration
+   * plane's workspace and group collaborators).
+   */
   permissionOf(baseId: string, userId: string): PermissionLevel {
+    const direct = this.directPermissionOf(baseId, userId);
+    const inherited = this.#overlay?.(baseId, userId) ?? 'none';
+    return PERMISSION_RANK[inherited] > PERMISSION_RANK[direct] ? inherited : direct;
+  }
+
+  /** The user's own grant on the base, without what workspaces and groups add. */
+  directPermissionOf(baseId: string, userId: string): PermissionLevel {
     return this.schema().permissions.get(`${baseId} ${userId}`) ?? 'none';
+  }
+
+  #overlay: ((baseId: string, userId: string) => PermissionLevel) | undefined;
+
+  /** Lets the administration plane add inherited access (workspace and group collaborators). */
+  setPermissionOverlay(overlay: (baseId: string, userId: string) => PermissionLevel): void {
+    this.#overlay = overlay;
+  }
+
+  /** Grants `level` on a base directly, or takes the grant away with 'none'. */
+  setPermission(baseId: string, userId: string, level: PermissionLevel): void {
+    if (level === 'none') this.#s.deletePermission.run(baseId, userId);
+    else this.#s.setPermission.run(baseId, userId, level);
+    this.#schema = undefined;
+  }
+
+  insertUser(user: UserRow): void {
+    this.#s.insertUser.run(user.id, user.email, user.name);
+    this.#schema = undefined;
+  }
+
+  updateUser(user: UserRow): void {
+    this.#s.updateUser.run(user.email, user.name, user.id);
+    this.#schema = undefined;
+  }
+
+  /** Removes a user and every direct base grant they held. */
+  deleteUser(userId: string): void {
+    this.#s.deleteUserPermissions.run(userId);
+    this.#s.deleteUser.run(userId);
+    this.#schema = undefined;
+  }
+
+  insertWorkspace(workspace: WorkspaceRow): void {
+    this.#s.insertWorkspace.run(workspace.id, workspace.name, workspace.createdTime);
+    this.#schema = undefined;
+  }
+
+  /** Only an empty workspace can go; callers delete or move its bases first. */
+  deleteWorkspace(workspaceId: string): void {
+    this.#s.deleteWorkspace.run(workspaceId);
+    this.#schema = undefined;
+  }
+
+  moveBase(baseId: string, workspaceId: string): void {
+    this.#s.moveBase.run(workspaceId, baseId);
+    this.#schema = undefined;
   }
 
   insertBase(base: BaseRow, permissions: { userId: string; level: PermissionLevel }[]): void {

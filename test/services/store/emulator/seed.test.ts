@@ -1,11 +1,13 @@
 // The seeded account and the /_emulator controls: the same seed gives the same ids and data, another seed
 // other ids, /_emulator/reset reseeds (and drops what was written), `scale` fills the Scale base, the state
 // collections show what tests need (never token values), and a file database survives a restart.
+
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../../../../src/emulation/clock.js';
+import { ADMIN_SEED } from '../../../../src/services/store/emulator/admin/seed.js';
 import { createStoreEmulator, DEFAULT_STORE_TOKEN } from '../../../../src/services/store/emulator/app.js';
 import { call, ids, type Loose, makeEmulator, NOW } from './helpers.js';
 
@@ -45,7 +47,8 @@ describe('seed', () => {
     try {
       const counts = emulator.store.counts();
       expect(counts.bases).toBe(3);
-      expect(counts.users).toBe(4);
+      // Four data-plane users, and the administration plane's own (deactivated, service account, other accounts).
+      expect(counts.users).toBe(4 + Object.keys(ADMIN_SEED.users).length);
       expect(counts.records).toBeGreaterThan(250);
       expect(counts.comments).toBeGreaterThan(10);
       const features = ids(emulator, 'Product Roadmap', 'Features');

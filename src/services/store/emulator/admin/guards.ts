@@ -1,0 +1,131 @@
+/**
+ * What every administration route shares: its dependencies and the checks it makes before acting — the token's
+ * scope, the caller being an admin of the enterprise account in the path, the caller's access to a base or
+ * workspace — each answering with the upstream's refusal (401 without a token, the model-not-found 403 for a
+ * missing scope or an account, base or workspace the caller cannot see, INVALID_PERMISSIONS for too little).
+ */
+import type { Clock } from '../../../../emulation/clock.js';
+import { err, ok, type Result } from '../../../../emulation/result.js';
+import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
+import type { Principal } from '../auth.js';
+import { errors, respond, type StoreError } from '../errors.js';
+import { atLeast, type BaseRow, type WorkspaceRow } from '../model.js';
+import type { Ctx, Outcome, RouteDeps } from '../routes/common.js';
+import type { AuditTrail } from './audit.js';
+import type { EnterpriseAccountDoc, WorkspaceAdminDoc } from './model.js';
+import type { AdminState } from './state.js';
+
+export interface AdminRouteDeps extends RouteDeps {
+  state: AdminState;
+  trail: AuditTrail;
+  clock: Clock;
+  /** The emulator's database, for route families that keep their own tables. */
+  db: SqliteDatabase;
+  /**
+   * Run after every (re)seed of the administration plane, in registration order, inside no transaction: route
+   * families with their own tables clear and seed them here (`now` is when the data plane was seeded).
+   */
+  seedHooks: ((now: Date) => void)[];
+}
+
+export function fromResult<T>(c: Ctx, result: Result<T, StoreError>): Outcome<T> {
+  return result.ok ? { ok: true, value: result.value } : { ok: false, response: respond(c, result.error) };
+}
+
+/** The caller, if the token carries the scope. */
+export function requireScope(c: Ctx, deps: AdminRouteDeps, scope: string): Outcome<Principal> {
+  return fromResult(c, deps.access.require(c, scope));
+}
+
+/**
+ * The caller and the enterprise account in the path, if the token carries the scope and its user administers
+ * that account (an admin of it or of its organisation's root). Anything else is the model-not-found 403, as an
+ * unknown account is: the upstream does not say which.
+ */
+export function requireAdmin(
+  c: Ctx,
+  deps: AdminRouteDeps,
+  accountId: string,
+  scope: string,
+): Outcome<{ principal: Principal; account: EnterpriseAccountDoc }> {
+  const principal = deps.access.require(c, scope);
+  if (!principal.ok) return fromResult(c, principal);
+  const account = deps.state.account(accountId);
+  if (!account || !deps.state.isAdminOf(principal.value.userId, accountId)) {
+    return fromResult(c, err(errors.modelNotFound()));
+  }
+  return { ok: true, value: { principal: principal.value, account } };
+}
+
+/** The caller's own enterprise account, for SCIM (which names no account): the account its token administers. */
+export function requireScimAdmin(
+  c: Ctx,
+  deps: AdminRouteDeps,
+): Outcome<{ principal: Principal; account: EnterpriseAccountDoc }> {
+  const principal = deps.access.require(c, 'enterprise.scim.usersAndGroups:manage');
+  if (!principal.ok) return fromResult(c, principal);
+  const accountId = deps.state.profile(principal.value.userId)?.enterpriseAccountId ?? null;
+  const account = accountId === null ? undefined : deps.state.account(accountId);
+  if (!account || !deps.state.isAdminOf(principal.value.userId, account.id)) {
+    return fromResult(c, err(errors.modelNotFound()));
+  }
+  return { ok: true, value: { principal: principal.value, account } };
+}
+
+/** A base the caller reaches with at least `needed`, under the token's scope. */
+export function requireBase(
+  c: Ctx,
+  deps: AdminRouteDeps,
+  baseId: string,
+  scope: string,
+  needed: 'read' | 'comment' | 'edit' | 'create',
+  refused: string,
+): Outcome<{ principal: Principal; base: BaseRow }> {
+  const principal = deps.access.require(c, scope);
+  if (!principal.ok) return fromResult(c, principal);
+  const base = deps.access.base(principal.value, baseId, needed, refused);
+  if (!base.ok) return fromResult(c, base);
+  return { ok: true, value: { principal: principal.value, base: base.value } };
+}
+
+/**
+ * A workspace the caller collaborates on with at least `needed` (owners pass every check), under the token's
+ * scope. Not collaborating at all, or no such workspace, is the model-not-found 403.
+ */
+export function requireWorkspace(
+  c: Ctx,
+  deps: AdminRouteDeps,
+  workspaceId: string,
+  scope: string,
+  needed: 'read' | 'comment' | 'edit' | 'create' | 'owner',
+  refused: string,
+): Outcome<{ principal: Principal; workspace: WorkspaceRow; admin: WorkspaceAdminDoc }> {
+  const principal = deps.access.require(c, scope);
+  if (!principal.ok) return fromResult(c, principal);
+  const workspace = deps.store.schema().workspaceById.get(workspaceId);
+  const admin = deps.state.workspaceAdmin(workspaceId);
+  const level = workspace && admin ? workspaceLevelOf(deps.state, admin, principal.value.userId) : 'none';
+  if (!workspace || !admin || level === 'none') return fromResult(c, err(errors.modelNotFound()));
+  const enough = level === 'owner' || (needed !== 'owner' && atLeast(level, needed));
+  if (!enough) return fromResult(c, err(errors.notPermitted(refused)));
+  return { ok: true, value: { principal: principal.value, workspace, admin } };
+}
+
+/** The user's level in a workspace: their own grant or the best of their groups'. */
+export function workspaceLevelOf(
+  state: AdminState,
+  workspace: WorkspaceAdminDoc,
+  userId: string,
+): 'none' | 'read' | 'comment' | 'edit' | 'create' | 'owner' {
+  const rank = ['none', 'read', 'comment', 'edit', 'create', 'owner'] as const;
+  let best = 0;
+  const own = workspace.users[userId];
+  if (own) best = Math.max(best, rank.indexOf(own.permissionLevel));
+  for (const group of state.groupsOf(userId)) {
+    const grant = workspace.groups[group.id];
+    if (grant) best = Math.max(best, rank.indexOf(grant.permissionLevel));
+  }
+  return rank[best] ?? 'none';
+}
+
+export { err, ok };

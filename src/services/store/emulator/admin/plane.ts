@@ -1,0 +1,80 @@
+/**
+ * The administration plane of the store emulator, put together: its state and audit trail over the data
+ * plane's database, the audit middleware, every administration route family, its seed, and what the
+ * /_emulator inspection API shows of it. app.ts creates one and registers its routes before the records
+ * routes (whose `/v0/{baseId}/...` patterns would otherwise take them).
+ */
+import type { Hono } from 'hono';
+import type { EmulatorEnv } from '../../../../emulation/env.js';
+import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
+import type { RouteDeps } from '../routes/common.js';
+import { AuditTrail, auditMiddleware } from './audit.js';
+import type { AdminRouteDeps } from './guards.js';
+import { ADMIN_KINDS, type AdminKind } from './model.js';
+import { seedAdmin } from './seed.js';
+import { AdminState } from './state.js';
+
+export interface AdminPlane {
+  state: AdminState;
+  trail: AuditTrail;
+  deps: AdminRouteDeps;
+  /** The audit middleware: mount it before any route so it sees every mutation. */
+  mountAudit(app: Hono<EmulatorEnv>): void;
+  /** Seeds over a freshly seeded data plane. */
+  seed(options: { now: Date; auditEvents?: number }): void;
+  /** Inspection: document kinds by collection name. */
+  collectionNames(): string[];
+  collection(name: string): unknown[] | undefined;
+  item(name: string, id: string): unknown;
+  counts(): Record<string, number>;
+}
+
+/** Inspection collection names for each document kind. */
+const COLLECTION_OF: Readonly<Record<AdminKind, string>> = {
+  account: 'enterprise_accounts',
+  profile: 'user_profiles',
+  group: 'user_groups',
+  workspace: 'workspace_admin',
+  base: 'base_admin',
+  interface: 'interfaces',
+  share: 'shares',
+  blockInstallation: 'block_installations',
+  auditLogTask: 'audit_log_requests',
+  export: 'ediscovery_exports',
+};
+const KIND_OF = new Map(Object.entries(COLLECTION_OF).map(([kind, name]) => [name, kind as AdminKind]));
+
+export function createAdminPlane(db: SqliteDatabase, deps: RouteDeps): AdminPlane {
+  const state = new AdminState(db, deps.store);
+  const trail = new AuditTrail(db, state, deps.clock);
+  const adminDeps: AdminRouteDeps = { ...deps, state, trail, db, seedHooks: [] };
+  return {
+    state,
+    trail,
+    deps: adminDeps,
+    mountAudit: (app) => {
+      app.use('*', auditMiddleware({ trail, state, store: deps.store, access: deps.access }));
+    },
+    seed: (options) => {
+      seedAdmin(state, trail, deps.store, options);
+      for (const hook of adminDeps.seedHooks) hook(options.now);
+    },
+    collectionNames: () => [...Object.values(COLLECTION_OF), 'audit_events'],
+    collection: (name) => {
+      if (name === 'audit_events') {
+        return db.prepare('SELECT * FROM audit_events ORDER BY seq DESC LIMIT 1000').all() as unknown[];
+      }
+      const kind = KIND_OF.get(name);
+      return kind ? state.list(kind) : undefined;
+    },
+    item: (name, id) => {
+      if (name === 'audit_events') return db.prepare('SELECT * FROM audit_events WHERE id = ?').get(id);
+      const kind = KIND_OF.get(name);
+      return kind ? state.get(kind, id) : undefined;
+    },
+    counts: () => ({
+      ...Object.fromEntries(ADMIN_KINDS.map((kind) => [COLLECTION_OF[kind], state.list(kind).length])),
+      audit_events: trail.count(),
+    }),
+  };
+}
