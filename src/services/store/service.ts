@@ -1,11 +1,16 @@
 // The StoreApi service: its tools, the instructions sent once per session, and its wiring from configuration.
 
 import type { ServiceDefinition, ServiceRuntime, ToolDefinition } from '../../runtime/tool.js';
+import { BULK_TABLE_TOOLS } from './tools/bulkTables.js';
+import { COLLABORATION_TOOLS } from './tools/collaboration.js';
+import { ENTERPRISE_TOOLS } from './tools/enterprise.js';
 import { IDENTITY_TOOLS } from './tools/identity.js';
 import { RECORD_TOOLS } from './tools/records.js';
 import { SCHEMA_TOOLS } from './tools/schema.js';
+import { SCIM_TOOLS } from './tools/scim.js';
 import type { StoreContext } from './tools/shared.js';
 import { WEBHOOK_TOOLS } from './tools/webhooks.js';
+import { WORKSPACE_TOOLS } from './tools/workspaces.js';
 import { StoreApi, TOKEN_ENV, type TokenSource } from './upstream.js';
 
 export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = [
@@ -13,11 +18,17 @@ export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = [
   ...SCHEMA_TOOLS,
   ...WEBHOOK_TOOLS,
   ...IDENTITY_TOOLS,
+  ...SCIM_TOOLS,
+  ...COLLABORATION_TOOLS,
+  ...ENTERPRISE_TOOLS,
+  ...WORKSPACE_TOOLS,
+  ...BULK_TABLE_TOOLS,
 ];
 
-export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, fields, views, records, comments, webhooks). Tools mirror the upstream endpoints one to one.
+export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, fields, views, records, comments, webhooks; sharing, workspaces, enterprise administration, SCIM, bulk data tables). Tools mirror the upstream endpoints one to one.
 - Tools with mode and request_body: call with mode "get_request_schema" first for the body's JSON Schema (with examples), then mode "execute" with request_body as JSON text. Bodies are checked before sending.
 - Ids: bases app…, tables tbl…, fields fld…, views viw…, records rec…, comments com…, webhooks ach…. Tables, fields and views also go by name, but ids survive renames. StoreApi.ListStoreBases and StoreApi.GetStoreBaseSchema list them.
+- More ids: workspaces wsp…, users usr… (SCIM users too), user groups ugp… (SCIM groups too), enterprise accounts ent…, invites inv…, shares shr…, interfaces pbd…, block installations (extensions) bli…, data tables dtb…. Enterprise, SCIM and bulk-table tools need an enterprise admin's token.
 - Writes take at most 10 records per call; split larger writes. Lists page with offset: pass the returned offset back.
 - Calls keep to 5 requests per second per base (the upstream blocks a base for 30 s beyond that).`;
 

@@ -11,11 +11,16 @@ import { describeIssues } from '../../../src/runtime/validate.js';
 import {
   ATTACHMENT_MAX_BASE64_CHARS,
   ATTACHMENT_MAX_BYTES,
+  BULK_RECORDS_PER_REQUEST,
   FIELD_DESCRIPTION_MAX,
   MERGE_FIELDS_MAX,
   NON_CREATABLE_FIELD_TYPES,
   PRIMARY_FIELD_TYPES,
   RECORDS_PER_REQUEST,
+  SCIM_ENTERPRISE_USER_URI,
+  SCIM_GROUP_URI,
+  SCIM_PATCH_OP_URI,
+  SCIM_USER_URI,
   STORE_BODIES,
   type StoreBodyName,
   WRITABLE_FIELD_TYPES,
@@ -76,6 +81,17 @@ const dateDependencies = {
   shouldSkipWeekendsAndHolidays: true,
   holidays: ['2026-12-25'],
 };
+
+const scimUser = (extra: Record<string, unknown> = {}) => ({
+  schemas: [SCIM_USER_URI],
+  userName: 'ada@example.com',
+  ...extra,
+});
+const patch = (...operations: unknown[]) => ({ schemas: [SCIM_PATCH_OP_URI], Operations: operations });
+const user = { user: { id: 'usrA1b2C3d4E5f6G7' } };
+const group = { group: { id: 'ugpA1b2C3d4E5f6G7' } };
+const keys = (count: number) => Array.from({ length: count }, (_, i) => `K${i}`);
+const bulkRows = (count: number) => keys(count).map((primaryKey) => ({ primaryKey, fields: { N: 1 } }));
 
 const VALID: [StoreBodyName, unknown][] = [
   // records
@@ -241,6 +257,130 @@ const VALID: [StoreBodyName, unknown][] = [
     },
   ],
   ['toggleWebhookNotifications', { enable: false }],
+  // SCIM
+  ['createScimGroup', { schemas: [SCIM_GROUP_URI], displayName: 'Design' }],
+  ['createScimGroup', { schemas: ['urn:example:extra', SCIM_GROUP_URI], displayName: 'Ops' }],
+  ['replaceScimGroup', { schemas: [SCIM_GROUP_URI] }],
+  ['replaceScimGroup', { schemas: [SCIM_GROUP_URI], displayName: 'Ops', members: [{ value: 'usrA' }] }],
+  ['replaceScimGroup', { schemas: [SCIM_GROUP_URI], displayName: null, members: [] }],
+  ['patchScimGroup', patch({ op: 'replace', path: 'displayName', value: 'Platform' })],
+  ['patchScimGroup', patch({ op: 'remove', path: 'members' }, { op: 'add', path: 'members', value: [] })],
+  ['patchScimUser', patch({ op: 'replace', path: 'active', value: false })],
+  ['patchScimUser', patch({ op: 'add', path: 'title', value: null }, { op: 'remove', path: 'nickName' })],
+  ['createScimUser', scimUser()],
+  [
+    'createScimUser',
+    scimUser({
+      schemas: [SCIM_USER_URI, SCIM_ENTERPRISE_USER_URI],
+      name: { givenName: 'Ada', familyName: 'Lovelace', middleName: null },
+      active: true,
+      displayName: 'Ada',
+      title: null,
+      externalId: 'idp-1',
+      emails: [{ value: 'ada@example.com', primary: true, type: 'work' }],
+      phoneNumbers: [{ value: '+44 20 7946 0000' }],
+      addresses: [{ locality: 'London', type: 'work' }],
+      photos: [{ value: 'https://example.com/ada.png', type: 'thumbnail' }],
+      groups: [{ value: 'ugpA' }],
+      locale: 'en-GB',
+      [SCIM_ENTERPRISE_USER_URI]: {
+        employeeNumber: '7',
+        costCenter: 'R&D',
+        organization: 'Example',
+        division: null,
+        department: 'Research',
+        manager: { value: 'usrB' },
+      },
+    }),
+  ],
+  ['replaceScimUser', scimUser({ active: false })],
+  ['replaceScimUser', scimUser({ name: null, emails: null, [SCIM_ENTERPRISE_USER_URI]: null })],
+  // bases, interfaces, shares
+  ['manageBlockInstallation', { state: 'enabled' }],
+  ['manageBlockInstallation', { state: 'disabled' }],
+  ['addBaseCollaborators', { collaborators: [{ ...user, permissionLevel: 'create' }] }],
+  [
+    'addBaseCollaborators',
+    {
+      collaborators: [
+        { ...group, permissionLevel: 'read' },
+        { ...user, permissionLevel: 'comment' },
+      ],
+    },
+  ],
+  ['updateBaseCollaborator', { permissionLevel: 'edit' }],
+  ['updateBaseCollaborator', { permissionLevel: 'create' }],
+  ['addInterfaceCollaborator', { collaborators: [{ ...user, permissionLevel: 'edit' }] }],
+  ['addInterfaceCollaborator', { collaborators: [{ ...group, permissionLevel: 'read' }] }],
+  ['updateInterfaceCollaborator', { permissionLevel: 'read' }],
+  ['updateInterfaceCollaborator', { permissionLevel: 'comment' }],
+  ['manageShare', { state: 'enabled' }],
+  ['manageShare', { state: 'disabled' }],
+  // enterprise administration
+  ['createAuditLogRequest', { timePeriod: '2026-01' }],
+  ['createAuditLogRequest', { timePeriod: '2026-12-31', filter: 'eventType = createBase' }],
+  ['createDescendantAccount', { name: 'Europe' }],
+  ['createDescendantAccount', { name: ' APAC ' }],
+  ['createEdiscoveryExport', { baseId: 'appA' }],
+  ['createEdiscoveryExport', { baseId: 'appA', includeCsvFormat: false, shouldSendEmailOnCompletion: true }],
+  ['moveUserGroups', { groupIds: ['ugpA'], targetEnterpriseAccountId: 'entB' }],
+  ['moveUserGroups', { groupIds: ['ugpA', 'ugpB'], targetEnterpriseAccountId: 'entB' }],
+  ['moveWorkspaces', { workspaceIds: ['wspA'], targetEnterpriseAccountId: 'entB' }],
+  [
+    'moveWorkspaces',
+    { workspaceIds: ['wspA'], targetEnterpriseAccountId: 'entB', replacementOwnerId: 'usrA' },
+  ],
+  ['manageEnterpriseUsers', { users: [{ id: 'usrA', state: 'deactivated' }] }],
+  [
+    'manageEnterpriseUsers',
+    {
+      users: [
+        { email: 'a@example.com', firstName: 'A', lastName: 'B' },
+        { id: 'usrB', email: 'b@example.com' },
+      ],
+    },
+  ],
+  ['manageUserMembership', { users: [{ id: 'usrA', state: 'managed' }] }],
+  ['manageUserMembership', { users: [{ email: 'a@example.com', state: 'unmanaged' }] }],
+  ['grantAdminAccess', { users: [{ id: 'usrA' }] }],
+  ['grantAdminAccess', { users: [{ email: 'a@example.com' }, { id: 'usrB' }] }],
+  ['revokeAdminAccess', { users: [{ email: 'a@example.com' }] }],
+  ['revokeAdminAccess', { users: [{ id: 'usrA' }, { id: 'usrB' }] }],
+  ['removeUserFromEnterprise', {}],
+  ['removeUserFromEnterprise', { isDryRun: null, replacementOwnerId: null, removeFromDescendants: false }],
+  ['removeUserFromEnterprise', { isDryRun: true, replacementOwnerId: 'usrB' }],
+  ['manageEnterpriseUser', { state: 'provisioned' }],
+  ['manageEnterpriseUser', { email: 'new@example.com', firstName: 'A', lastName: '' }],
+  // workspaces
+  ['createWorkspace', { enterpriseAccountId: 'entA', name: 'Sales' }],
+  ['createWorkspace', { enterpriseAccountId: 'entA', name: 'Team 2' }],
+  ['addWorkspaceCollaborators', { collaborators: [{ ...user, permissionLevel: 'owner' }] }],
+  [
+    'addWorkspaceCollaborators',
+    {
+      collaborators: [
+        { ...group, permissionLevel: 'create' },
+        { ...user, permissionLevel: 'read' },
+      ],
+    },
+  ],
+  ['updateWorkspaceCollaborator', { permissionLevel: 'owner' }],
+  ['updateWorkspaceCollaborator', { permissionLevel: 'comment' }],
+  ['moveBase', { baseId: 'appA', targetWorkspaceId: 'wspB' }],
+  ['moveBase', { baseId: 'appA', targetWorkspaceId: 'wspB', targetIndex: 3 }],
+  ['updateWorkspaceRestrictions', { shareCreationRestriction: 'unrestricted' }],
+  [
+    'updateWorkspaceRestrictions',
+    { inviteCreationRestriction: 'onlyOwners', shareCreationRestriction: 'onlyOwners' },
+  ],
+  // bulk data tables
+  ['upsertBulkRecords', { records: [{ primaryKey: 'K1', fields: {} }] }],
+  ['upsertBulkRecords', { records: [{ primaryKey: 'K1', fields: { A: 'x', B: 2.5, C: false, D: null } }] }],
+  ['upsertBulkRecords', { records: bulkRows(BULK_RECORDS_PER_REQUEST) }],
+  ['deleteBulkRecords', { primaryKeysForDelete: ['K1'] }],
+  ['deleteBulkRecords', { primaryKeysForDelete: keys(BULK_RECORDS_PER_REQUEST) }],
+  ['readBulkRecords', {}],
+  ['readBulkRecords', { primaryKeys: [], fields: ['A'], maxRecords: BULK_RECORDS_PER_REQUEST, cursor: 'c1' }],
 ];
 
 const INVALID: [StoreBodyName, unknown, string][] = [
@@ -469,6 +609,138 @@ const INVALID: [StoreBodyName, unknown, string][] = [
   ],
   ['toggleWebhookNotifications', {}, 'enable is required'],
   ['toggleWebhookNotifications', { enable: 'true' }, 'enable is a boolean'],
+  // SCIM
+  [
+    'createScimGroup',
+    { schemas: [SCIM_USER_URI], displayName: 'Design' },
+    'group without the core group URI',
+  ],
+  ['createScimGroup', { schemas: [SCIM_GROUP_URI] }, 'a new group needs a displayName'],
+  [
+    'createScimGroup',
+    { schemas: [SCIM_GROUP_URI], displayName: 'D', members: [] },
+    'create takes no members',
+  ],
+  ['replaceScimGroup', { displayName: 'Ops' }, 'replace needs schemas'],
+  ['replaceScimGroup', { schemas: [SCIM_GROUP_URI], members: [{ id: 'usrA' }] }, 'members are {value}'],
+  ['patchScimGroup', patch(), 'a patch needs an operation'],
+  ['patchScimGroup', { schemas: [SCIM_GROUP_URI], Operations: [{ op: 'remove', path: 'x' }] }, 'patch URI'],
+  ['patchScimGroup', patch({ op: 'replace', path: 'displayName' }), 'replace needs a value'],
+  ['patchScimUser', patch({ op: 'delete', path: 'title' }), 'unknown patch op'],
+  ['patchScimUser', patch({ op: 'add', value: 'x' }), 'an operation needs a path'],
+  ['patchScimUser', { Operations: [{ op: 'remove', path: 'title' }] }, 'patch without schemas'],
+  [
+    'createScimUser',
+    { schemas: [SCIM_GROUP_URI], userName: 'a@example.com' },
+    'user without the core user URI',
+  ],
+  ['createScimUser', { schemas: [SCIM_USER_URI] }, 'userName is required'],
+  ['createScimUser', scimUser({ userName: 'ada' }), 'userName is an email address'],
+  ['createScimUser', scimUser({ favouriteColour: 'blue' }), 'unknown attribute'],
+  ['replaceScimUser', scimUser({ active: 'yes' }), 'active is a boolean'],
+  [
+    'replaceScimUser',
+    scimUser({ [SCIM_ENTERPRISE_USER_URI]: { badge: '1' } }),
+    'unknown extension attribute',
+  ],
+  ['replaceScimUser', scimUser({ emails: [{ primary: true }] }), 'an email entry needs a value'],
+  // bases, interfaces, shares
+  ['manageBlockInstallation', { state: 'on' }, 'state is enabled or disabled'],
+  ['manageBlockInstallation', {}, 'state is required'],
+  ['addBaseCollaborators', { collaborators: [] }, 'at least one collaborator'],
+  [
+    'addBaseCollaborators',
+    { collaborators: [{ permissionLevel: 'read' }] },
+    'collaborator without user or group',
+  ],
+  [
+    'addBaseCollaborators',
+    { collaborators: [{ ...user, ...group, permissionLevel: 'read' }] },
+    'collaborator with user and group',
+  ],
+  ['addBaseCollaborators', { collaborators: [{ ...user, permissionLevel: 'owner' }] }, 'no owner on a base'],
+  ['updateBaseCollaborator', { permissionLevel: 'none' }, 'unknown base permission'],
+  ['updateBaseCollaborator', {}, 'permissionLevel is required'],
+  [
+    'addInterfaceCollaborator',
+    {
+      collaborators: [
+        { ...user, permissionLevel: 'read' },
+        { ...group, permissionLevel: 'read' },
+      ],
+    },
+    'interface collaborators: 2 in one request',
+  ],
+  ['addInterfaceCollaborator', { collaborators: [] }, 'interface collaborators: none'],
+  [
+    'addInterfaceCollaborator',
+    { collaborators: [{ ...user, permissionLevel: 'create' }] },
+    'no create on interfaces',
+  ],
+  ['updateInterfaceCollaborator', { permissionLevel: 'create' }, 'interface permission without create'],
+  ['updateInterfaceCollaborator', { permissionLevel: 'edit', extra: 1 }, 'unknown key on interface update'],
+  ['manageShare', { state: true }, 'share state is a word'],
+  ['manageShare', { enabled: true }, 'share state key is state'],
+  // enterprise administration
+  ['createAuditLogRequest', { timePeriod: '2026-13' }, 'bad timePeriod month'],
+  ['createAuditLogRequest', { timePeriod: '2026/03/01' }, 'bad timePeriod separators'],
+  ['createAuditLogRequest', { timePeriod: '2026-03-01T00:00:00Z' }, 'timePeriod is not a timestamp'],
+  ['createAuditLogRequest', { filter: 'x' }, 'timePeriod is required'],
+  ['createDescendantAccount', { name: '' }, 'empty account name'],
+  ['createDescendantAccount', { name: '   ' }, 'blank account name'],
+  ['createEdiscoveryExport', { includeCsvFormat: true }, 'baseId is required'],
+  ['createEdiscoveryExport', { baseId: 'appA', includeCsvFormat: 'yes' }, 'includeCsvFormat is a boolean'],
+  ['moveUserGroups', { groupIds: [], targetEnterpriseAccountId: 'entB' }, 'at least one group'],
+  ['moveUserGroups', { groupIds: ['ugpA'] }, 'targetEnterpriseAccountId is required'],
+  ['moveWorkspaces', { workspaceIds: [], targetEnterpriseAccountId: 'entB' }, 'at least one workspace'],
+  ['moveWorkspaces', { workspaceIds: 'wspA', targetEnterpriseAccountId: 'entB' }, 'workspaceIds is an array'],
+  ['manageEnterpriseUsers', { users: [{ firstName: 'A' }] }, 'managed user without id or email'],
+  ['manageEnterpriseUsers', { users: [] }, 'at least one user to manage'],
+  [
+    'manageEnterpriseUsers',
+    { users: [{ id: 'usrA', state: 'managed' }] },
+    'user state is provisioned/deactivated',
+  ],
+  ['manageUserMembership', { users: [{ state: 'managed' }] }, 'membership without id or email'],
+  ['manageUserMembership', { users: [{ id: 'usrA' }] }, 'membership state is required'],
+  ['grantAdminAccess', { users: [{}] }, 'admin grant without id or email'],
+  ['grantAdminAccess', { users: [] }, 'admin grant to nobody'],
+  ['revokeAdminAccess', { users: [{ name: 'Ada' }] }, 'admin revoke by name'],
+  ['revokeAdminAccess', {}, 'users is required'],
+  ['removeUserFromEnterprise', { isDryRun: 'no' }, 'isDryRun is a boolean'],
+  ['removeUserFromEnterprise', { replacementOwnerId: '' }, 'empty replacement owner'],
+  ['manageEnterpriseUser', {}, 'nothing to change on a user'],
+  ['manageEnterpriseUser', { state: 'suspended' }, 'unknown user state'],
+  // workspaces
+  ['createWorkspace', { name: 'Sales' }, 'enterpriseAccountId is required'],
+  ['createWorkspace', { enterpriseAccountId: 'entA', name: '' }, 'empty workspace name'],
+  ['addWorkspaceCollaborators', { collaborators: [] }, 'at least one workspace collaborator'],
+  [
+    'addWorkspaceCollaborators',
+    { collaborators: [{ user: { email: 'a@example.com' }, permissionLevel: 'read' }] },
+    'a user is named by id',
+  ],
+  ['updateWorkspaceCollaborator', { permissionLevel: 'admin' }, 'unknown workspace permission'],
+  ['updateWorkspaceCollaborator', { permissionLevel: ['owner'] }, 'permissionLevel is a string'],
+  ['moveBase', { baseId: 'appA', targetWorkspaceId: 'wspB', targetIndex: -1 }, 'negative targetIndex'],
+  ['moveBase', { baseId: 'appA', targetWorkspaceId: 'wspB', targetIndex: 1.5 }, 'fractional targetIndex'],
+  ['moveBase', { targetWorkspaceId: 'wspB' }, 'baseId is required'],
+  ['updateWorkspaceRestrictions', {}, 'empty restrictions'],
+  ['updateWorkspaceRestrictions', { inviteCreationRestriction: 'onlyAdmins' }, 'unknown restriction'],
+  // bulk data tables
+  ['upsertBulkRecords', { records: [] }, 'upsert nothing'],
+  ['upsertBulkRecords', { records: bulkRows(BULK_RECORDS_PER_REQUEST + 1) }, 'upsert over the limit'],
+  ['upsertBulkRecords', { records: [{ fields: { A: 1 } }] }, 'upsert row without primaryKey'],
+  ['upsertBulkRecords', { records: [{ primaryKey: 'K', fields: { A: [1] } }] }, 'cells are flat values'],
+  ['deleteBulkRecords', { primaryKeysForDelete: [] }, 'delete no keys'],
+  [
+    'deleteBulkRecords',
+    { primaryKeysForDelete: keys(BULK_RECORDS_PER_REQUEST + 1) },
+    'delete over the limit',
+  ],
+  ['readBulkRecords', { maxRecords: 0 }, 'maxRecords below 1'],
+  ['readBulkRecords', { maxRecords: BULK_RECORDS_PER_REQUEST + 1 }, 'maxRecords over the limit'],
+  ['readBulkRecords', { primaryKeys: keys(BULK_RECORDS_PER_REQUEST + 1) }, 'read too many keys'],
 ];
 
 describe('store request-body schemas', () => {
@@ -673,5 +945,61 @@ describe('messages that say what to do', () => {
     // Holidays: JSON Schema checks the YYYY-MM-DD shape, zod also that the day exists.
     const holidays = (day: string) => ({ dateDependencySettings: { ...dateDependencies, holidays: [day] } });
     expect(accepts('updateTable', holidays('2026-02-30'))).toEqual({ zod: false, json: true });
+  });
+});
+
+describe('administration bodies: refusals that say what to do', () => {
+  it('names the SCIM core URI that schemas must include', () => {
+    expect(problems('createScimGroup', { schemas: [], displayName: 'D' })).toEqual([
+      `request_body.schemas: schemas must include "${SCIM_GROUP_URI}"`,
+    ]);
+    expect(problems('createScimUser', { schemas: [SCIM_GROUP_URI], userName: 'a@example.com' })[0]).toContain(
+      SCIM_USER_URI,
+    );
+    expect(
+      problems('patchScimUser', { schemas: [SCIM_USER_URI], Operations: [{ op: 'remove', path: 'x' }] })[0],
+    ).toContain(SCIM_PATCH_OP_URI);
+    expect(problems('patchScimGroup', patch({ op: 'add', path: 'members' }))[0]).toContain(
+      'add needs a value',
+    );
+  });
+
+  it('takes one interface collaborator per request and says so', () => {
+    const two = {
+      collaborators: [
+        { ...user, permissionLevel: 'read' },
+        { ...group, permissionLevel: 'read' },
+      ],
+    };
+    expect(problems('addInterfaceCollaborator', two)).toEqual([
+      expect.stringMatching(/^request_body\.collaborators: exactly one collaborator per request.*got 2/),
+    ]);
+  });
+
+  it('asks for user or group, and for id or email', () => {
+    expect(problems('addBaseCollaborators', { collaborators: [{ permissionLevel: 'read' }] })[0]).toContain(
+      'user {id} or group {id}',
+    );
+    expect(
+      problems('addWorkspaceCollaborators', {
+        collaborators: [{ ...user, ...group, permissionLevel: 'read' }],
+      })[0],
+    ).toContain('not both');
+    for (const name of ['manageEnterpriseUsers', 'grantAdminAccess', 'revokeAdminAccess'] as const) {
+      expect(problems(name, { users: [{}] }), name).toEqual([
+        'request_body.users.0: name the user by id or email',
+      ]);
+    }
+  });
+
+  it('explains empty updates and a bad time period', () => {
+    expect(problems('updateWorkspaceRestrictions', {})[0]).toContain(
+      'give inviteCreationRestriction, shareCreationRestriction, or both',
+    );
+    expect(problems('manageEnterpriseUser', {})[0]).toContain('give at least one of email');
+    expect(problems('createAuditLogRequest', { timePeriod: '03-2026' })[0]).toContain('YYYY-MM');
+    expect(problems('upsertBulkRecords', { records: bulkRows(BULK_RECORDS_PER_REQUEST + 1) })[0]).toContain(
+      `at most ${BULK_RECORDS_PER_REQUEST} records per request`,
+    );
   });
 });

@@ -67,8 +67,10 @@ export interface StoreEmulatorOptions {
   token?: string;
   /** Extra tokens with chosen scopes, for scope tests: { token, userId?, scopes }. */
   tokens?: readonly { token: string; userId?: string; scopes: readonly string[] }[];
-  /** Synthetic audit log events to seed on top of the seeded history (benchmarks ask for 100,000). */
+  /** Synthetic audit log events on top of the seeded history; default 2 × scale (100,000 at the bench's scale). */
   auditEvents?: number;
+  /** Synthetic managed users in the root enterprise account; default scale / 5 (10,000 at the bench's scale). */
+  syntheticUsers?: number;
   /** Per-base rate limit; default { perSecond: 5, penaltyMs: 30_000 }; false disables. Also at /_emulator/base-rate-limit. */
   baseRateLimit?: { perSecond: number; penaltyMs: number } | false;
 }
@@ -140,10 +142,12 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
   ];
   const access = new Access(store, grants);
   const admin = createAdminPlane(db, { store, hub, clock, access, iterators });
-  const seedAdmin = () =>
+  // A large account is large everywhere: `scale` also sizes the audit log and the user directory.
+  const seedAdmin = (scale = configured.scale) =>
     admin.seed({
       now: new Date(store.seedInfo()?.seededAt ?? clock.now().toISOString()),
-      ...(opts.auditEvents ? { auditEvents: opts.auditEvents } : {}),
+      auditEvents: opts.auditEvents ?? 2 * scale,
+      users: opts.syntheticUsers ?? Math.floor(scale / 5),
     });
   if (freshSeed) seedAdmin();
 
@@ -186,7 +190,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
       if (scale > MAX_SCALE) return err(`scale must be at most ${MAX_SCALE}`);
       webhooks.reset();
       store.replaceAll(buildSeedData({ seed, scale, now: clock.now() }));
-      seedAdmin();
+      seedAdmin(scale);
       iterators.clear();
       baseRateLimiter.reset();
       return ok(service.summary());

@@ -5,7 +5,29 @@
 // section C).
 
 import { uploadAttachmentBody } from './attachments.js';
+import { deleteBulkRecordsBody, readBulkRecordsBody, upsertBulkRecordsBody } from './bulkTables.js';
+import {
+  addBaseCollaboratorsBody,
+  addInterfaceCollaboratorBody,
+  manageBlockInstallationBody,
+  manageShareBody,
+  updateBaseCollaboratorBody,
+  updateInterfaceCollaboratorBody,
+} from './collaboration.js';
 import { createCommentBody, updateCommentBody } from './comments.js';
+import {
+  createAuditLogRequestBody,
+  createDescendantAccountBody,
+  createEdiscoveryExportBody,
+  grantAdminAccessBody,
+  manageEnterpriseUserBody,
+  manageEnterpriseUsersBody,
+  manageUserMembershipBody,
+  moveUserGroupsBody,
+  moveWorkspacesBody,
+  removeUserFromEnterpriseBody,
+  revokeAdminAccessBody,
+} from './enterprise.js';
 import {
   createRecordsBody,
   replaceRecordBody,
@@ -13,8 +35,23 @@ import {
   updateRecordBody,
   updateRecordsBody,
 } from './records.js';
+import {
+  createScimGroupBody,
+  createScimUserBody,
+  patchScimGroupBody,
+  patchScimUserBody,
+  replaceScimGroupBody,
+  replaceScimUserBody,
+} from './scim.js';
 import { createBaseBody, createFieldBody, createTableBody, updateTableBody } from './tables.js';
 import { createWebhookBody, toggleWebhookNotificationsBody } from './webhooks.js';
+import {
+  addWorkspaceCollaboratorsBody,
+  createWorkspaceBody,
+  moveBaseBody,
+  updateWorkspaceCollaboratorBody,
+  updateWorkspaceRestrictionsBody,
+} from './workspaces.js';
 
 export {
   ATTACHMENT_MAX_BASE64_CHARS,
@@ -22,7 +59,21 @@ export {
   base64Problem,
   decodedBase64Size,
 } from './attachments.js';
+export { BULK_RECORDS_PER_REQUEST } from './bulkTables.js';
+export {
+  INTERFACE_PERMISSION_LEVELS,
+  PERMISSION_LEVELS,
+  TOGGLE_STATES,
+} from './collaboration.js';
+export { EXPORT_STATES, MEMBERSHIP_STATES, USER_STATES } from './enterprise.js';
 export { MERGE_FIELDS_MAX, RECORDS_PER_REQUEST } from './records.js';
+export {
+  SCIM_ENTERPRISE_USER_URI,
+  SCIM_GROUP_URI,
+  SCIM_PATCH_OP_URI,
+  SCIM_PATCH_OPS,
+  SCIM_USER_URI,
+} from './scim.js';
 export {
   CHOICE_COLORS,
   FIELD_DESCRIPTION_MAX,
@@ -34,6 +85,7 @@ export {
   type WritableFieldType,
 } from './tables.js';
 export { WEBHOOK_CHANGE_TYPES, WEBHOOK_DATA_TYPES, WEBHOOK_SOURCES } from './webhooks.js';
+export { RESTRICTIONS, WORKSPACE_PERMISSION_LEVELS } from './workspaces.js';
 
 /** Every published body, by the name the tools and the emulator use. */
 export const STORE_BODIES = {
@@ -51,6 +103,42 @@ export const STORE_BODIES = {
   createField: createFieldBody,
   createWebhook: createWebhookBody,
   toggleWebhookNotifications: toggleWebhookNotificationsBody,
+  // SCIM
+  createScimGroup: createScimGroupBody,
+  patchScimGroup: patchScimGroupBody,
+  replaceScimGroup: replaceScimGroupBody,
+  createScimUser: createScimUserBody,
+  patchScimUser: patchScimUserBody,
+  replaceScimUser: replaceScimUserBody,
+  // bases, interfaces, shares
+  manageBlockInstallation: manageBlockInstallationBody,
+  addBaseCollaborators: addBaseCollaboratorsBody,
+  updateBaseCollaborator: updateBaseCollaboratorBody,
+  addInterfaceCollaborator: addInterfaceCollaboratorBody,
+  updateInterfaceCollaborator: updateInterfaceCollaboratorBody,
+  manageShare: manageShareBody,
+  // enterprise administration
+  createAuditLogRequest: createAuditLogRequestBody,
+  createDescendantAccount: createDescendantAccountBody,
+  createEdiscoveryExport: createEdiscoveryExportBody,
+  moveUserGroups: moveUserGroupsBody,
+  moveWorkspaces: moveWorkspacesBody,
+  manageEnterpriseUsers: manageEnterpriseUsersBody,
+  manageUserMembership: manageUserMembershipBody,
+  grantAdminAccess: grantAdminAccessBody,
+  revokeAdminAccess: revokeAdminAccessBody,
+  removeUserFromEnterprise: removeUserFromEnterpriseBody,
+  manageEnterpriseUser: manageEnterpriseUserBody,
+  // workspaces
+  createWorkspace: createWorkspaceBody,
+  addWorkspaceCollaborators: addWorkspaceCollaboratorsBody,
+  updateWorkspaceCollaborator: updateWorkspaceCollaboratorBody,
+  moveBase: moveBaseBody,
+  updateWorkspaceRestrictions: updateWorkspaceRestrictionsBody,
+  // bulk data tables
+  upsertBulkRecords: upsertBulkRecordsBody,
+  deleteBulkRecords: deleteBulkRecordsBody,
+  readBulkRecords: readBulkRecordsBody,
 } as const;
 
 export type StoreBodyName = keyof typeof STORE_BODIES;

@@ -11,7 +11,7 @@ import type { RouteDeps } from '../routes/common.js';
 import { AuditTrail, auditMiddleware } from './audit.js';
 import type { AdminRouteDeps } from './guards.js';
 import { ADMIN_KINDS, type AdminKind } from './model.js';
-import { seedAdmin } from './seed.js';
+import { type AdminSeedOptions, seedAdmin } from './seed.js';
 import { AdminState } from './state.js';
 
 export interface AdminPlane {
@@ -21,7 +21,7 @@ export interface AdminPlane {
   /** The audit middleware: mount it before any route so it sees every mutation. */
   mountAudit(app: Hono<EmulatorEnv>): void;
   /** Seeds over a freshly seeded data plane. */
-  seed(options: { now: Date; auditEvents?: number }): void;
+  seed(options: AdminSeedOptions): void;
   /** Inspection: document kinds by collection name. */
   collectionNames(): string[];
   collection(name: string): unknown[] | undefined;

@@ -36,6 +36,8 @@ export interface AdminSeedOptions {
   now: Date;
   /** Extra synthetic audit events, spread over the last 200 days (benchmarks ask for 100,000). */
   auditEvents?: number;
+  /** Extra synthetic managed users in the root account (benchmarks ask for 10,000 for SCIM filters). */
+  users?: number;
 }
 
 function splitName(name: string): { firstName: string; lastName: string } {
@@ -436,7 +438,46 @@ export function seedAdmin(
     }));
     for (const entry of history) trail.record(entry);
   });
+  if (options.users) seedSyntheticUsers(state, store, options.users, iso);
   if (options.auditEvents) trail.recordMany(syntheticEvents(state, store, options.auditEvents, now));
+}
+
+/** `count` managed users in the root account, every tenth deactivated, with SCIM external ids. */
+function seedSyntheticUsers(
+  state: AdminState,
+  store: StoreDb,
+  count: number,
+  iso: (daysAgo: number) => string,
+): void {
+  const root = state.list('account').find((a) => a.parentEnterpriseAccountId === null);
+  if (!root) return;
+  const width = String(count).length;
+  state.transaction(() => {
+    for (let i = 1; i <= count; i++) {
+      const n = String(i).padStart(width, '0');
+      const id = store.newId('user');
+      const firstName = `User${n}`;
+      const lastName = ['Smith', 'Jones', 'Garcia', 'Chen', 'Okafor'][i % 5] ?? 'Smith';
+      store.insertUser({ id, name: `${firstName} ${lastName}`, email: `user${n}@${ADMIN_SEED.domain}` });
+      state.put('profile', {
+        id,
+        enterpriseAccountId: root.id,
+        firstName,
+        lastName,
+        state: i % 10 === 0 ? 'deactivated' : 'provisioned',
+        isManaged: true,
+        isAdmin: false,
+        isServiceAccount: false,
+        isSsoRequired: false,
+        isTwoFactorAuthEnabled: i % 3 === 0,
+        createdTime: iso(365 - (i % 365)),
+        lastActivityTime: iso(i % 30),
+        invitedToAirtableByUserId: null,
+        loggedOutTime: null,
+        scim: { externalId: `X-${n}` },
+      });
+    }
+  });
 }
 
 /** `count` plausible events over the last 200 days, oldest first, cycling through actors and actions. */

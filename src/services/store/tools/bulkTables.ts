@@ -1,0 +1,82 @@
+// Bulk data tables (enterprise tables keyed by primary key): upsert, read and delete rows. 3 StoreApi tools as
+// declarative rows over the generic executor.
+
+import { z } from 'zod';
+import { endpointTool } from '../../../runtime/endpoint.js';
+import { BULK_RECORDS_PER_REQUEST, STORE_BODIES } from '../schemas/index.js';
+import { client, DESTROY, id, READ_ONLY, strings, UPDATE } from './shared.js';
+
+const TABLE = '/v0/{enterpriseAccountId}/{dataTableId}';
+const tablePath = { enterpriseAccountId: 'enterprise_account_id', dataTableId: 'data_table_id' };
+
+export const BULK_TABLE_TOOLS = [
+  endpointTool({
+    name: 'DeleteRecordsByPrimaryKeys',
+    title: 'Delete rows by key',
+    description: `Delete up to ${BULK_RECORDS_PER_REQUEST} rows of a data table by primary key.`,
+    input: z.object({ enterprise_account_id: id().optional(), data_table_id: id().optional() }),
+    requestBody: STORE_BODIES.deleteBulkRecords,
+    hints: DESTROY,
+    endpoint: {
+      method: 'POST',
+      path: `${TABLE}/deleteRecords`,
+      pathParams: tablePath,
+      // Deleting the same keys again leaves the same table.
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ReadBulkTableRecords',
+    title: 'Read rows',
+    description: 'Read rows of a data table by primary key or page by cursor.',
+    input: z.object({
+      data_table_id: id(),
+      enterprise_account_id: id(),
+      fields_to_retrieve: strings('Only these fields; default all.'),
+      maximum_records_to_retrieve: z
+        .int()
+        .min(1)
+        .max(BULK_RECORDS_PER_REQUEST)
+        .optional()
+        .describe(`Rows per call, 1 to ${BULK_RECORDS_PER_REQUEST}.`),
+      pagination_cursor: z.string().optional().describe('nextCursor from the previous call.'),
+      primary_keys_to_retrieve: z
+        .array(z.string().min(1))
+        .max(BULK_RECORDS_PER_REQUEST, {
+          error: (issue) =>
+            `at most ${BULK_RECORDS_PER_REQUEST} keys per call; got ${(issue.input as unknown[]).length}. Split into several calls.`,
+        })
+        .optional()
+        .describe(`Only these rows, at most ${BULK_RECORDS_PER_REQUEST}.`),
+    }),
+    hints: READ_ONLY,
+    endpoint: {
+      method: 'POST',
+      path: `${TABLE}/getRecords`,
+      pathParams: tablePath,
+      body: (args) =>
+        Object.fromEntries(
+          Object.entries({
+            fields: args.fields_to_retrieve,
+            maxRecords: args.maximum_records_to_retrieve,
+            cursor: args.pagination_cursor,
+            primaryKeys: args.primary_keys_to_retrieve,
+          }).filter(([, value]) => value !== undefined),
+        ),
+      // A read: safe to repeat although it is a POST.
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UpsertStoreRecords',
+    title: 'Upsert rows',
+    description: `Insert or update up to ${BULK_RECORDS_PER_REQUEST} rows of a data table by primary key.`,
+    input: z.object({ enterprise_account_id: id().optional(), data_table_id: id().optional() }),
+    requestBody: STORE_BODIES.upsertBulkRecords,
+    hints: UPDATE,
+    endpoint: { method: 'PUT', path: `${TABLE}/upsertRecords`, pathParams: tablePath },
+    client,
+  }),
+];

@@ -1,0 +1,242 @@
+// Who can use a base or an interface: collaborators, invites, shares and extensions (block installations).
+// 16 StoreApi tools as declarative rows over the generic executor.
+
+import { z } from 'zod';
+import { endpointTool } from '../../../runtime/endpoint.js';
+import { STORE_BODIES } from '../schemas/index.js';
+import { airtableQuery, CREATE, client, DESTROY, id, READ_ONLY, strings, UPDATE } from './shared.js';
+
+const BASE = '/v0/meta/bases/{baseId}';
+const INTERFACE = `${BASE}/interfaces/{pageBundleId}`;
+
+export const COLLABORATION_TOOLS = [
+  endpointTool({
+    name: 'GetBaseCollaborators',
+    title: 'Get base collaborators',
+    description: "A base's collaborators, invite links and interfaces, as requested.",
+    input: z.object({
+      base_id: id(),
+      fields_to_include: strings('Extras: collaborators, inviteLinks, interfaces.'),
+    }),
+    hints: READ_ONLY,
+    endpoint: {
+      method: 'GET',
+      path: BASE,
+      pathParams: { baseId: 'base_id' },
+      query: { include: 'fields_to_include' },
+      serializeQuery: airtableQuery,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ListBaseBlockInstallations',
+    title: 'List extensions',
+    description: 'Extensions (block installations) of a base and their state.',
+    input: z.object({ base_id: id() }),
+    hints: READ_ONLY,
+    endpoint: { method: 'GET', path: `${BASE}/blockInstallations`, pathParams: { baseId: 'base_id' } },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteStoreBlockInstallation',
+    title: 'Delete an extension',
+    description: 'Delete an extension from a base (recoverable later).',
+    input: z.object({ store_base_id: id(), block_installation_id: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: `${BASE}/blockInstallations/{blockInstallationId}`,
+      pathParams: { baseId: 'store_base_id', blockInstallationId: 'block_installation_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ManageStoreBlockInstallation',
+    title: 'Turn an extension on or off',
+    description: 'Enable or disable an extension of a base.',
+    input: z.object({ store_base_id: id().optional(), block_installation_id: id().optional() }),
+    requestBody: STORE_BODIES.manageBlockInstallation,
+    hints: UPDATE,
+    endpoint: {
+      method: 'PATCH',
+      path: `${BASE}/blockInstallations/{blockInstallationId}`,
+      pathParams: { baseId: 'store_base_id', blockInstallationId: 'block_installation_id' },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'AddBaseCollaborator',
+    title: 'Add base collaborators',
+    description: 'Give users or groups access to a base.',
+    input: z.object({ base_id: id().optional() }),
+    requestBody: STORE_BODIES.addBaseCollaborators,
+    hints: CREATE,
+    endpoint: { method: 'POST', path: `${BASE}/collaborators`, pathParams: { baseId: 'base_id' } },
+    client,
+  }),
+  endpointTool({
+    name: 'RemoveBaseCollaborator',
+    title: 'Remove a base collaborator',
+    description: "Remove a user's or group's access to a base.",
+    input: z.object({ base_id: id(), collaborator_id: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: `${BASE}/collaborators/{userOrGroupId}`,
+      pathParams: { baseId: 'base_id', userOrGroupId: 'collaborator_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UpdateCollaboratorPermission',
+    title: 'Change base access',
+    description: "Change a base collaborator's permission level.",
+    input: z.object({ base_identifier: id().optional(), collaborator_id: id().optional() }),
+    requestBody: STORE_BODIES.updateBaseCollaborator,
+    hints: UPDATE,
+    endpoint: {
+      method: 'PATCH',
+      path: `${BASE}/collaborators/{userOrGroupId}`,
+      pathParams: { baseId: 'base_identifier', userOrGroupId: 'collaborator_id' },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'GetInterfaceInfo',
+    title: 'Get an interface',
+    description: 'An interface with, on request, its collaborators and invite links.',
+    input: z.object({
+      store_base_id: id(),
+      interface_id: id(),
+      include_elements: strings('Extras: collaborators, inviteLinks.'),
+    }),
+    hints: READ_ONLY,
+    endpoint: {
+      method: 'GET',
+      path: INTERFACE,
+      pathParams: { baseId: 'store_base_id', pageBundleId: 'interface_id' },
+      query: { include: 'include_elements' },
+      serializeQuery: airtableQuery,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'AddCollaboratorToStoreInterface',
+    title: 'Add an interface collaborator',
+    description: 'Give one user or group access to an interface only.',
+    input: z.object({ store_base_id: id().optional(), page_bundle_id: id().optional() }),
+    requestBody: STORE_BODIES.addInterfaceCollaborator,
+    hints: CREATE,
+    endpoint: {
+      method: 'POST',
+      path: `${INTERFACE}/collaborators`,
+      pathParams: { baseId: 'store_base_id', pageBundleId: 'page_bundle_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'RemoveInterfaceCollaborator',
+    title: 'Remove an interface collaborator',
+    description: "Remove a user's or group's access to an interface.",
+    input: z.object({ base_id: id(), collaborator_id: id(), interface_page_bundle_id: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: `${INTERFACE}/collaborators/{userOrGroupId}`,
+      pathParams: {
+        baseId: 'base_id',
+        pageBundleId: 'interface_page_bundle_id',
+        userOrGroupId: 'collaborator_id',
+      },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UpdateCollaboratorPermissions',
+    title: 'Change interface access',
+    description: "Change an interface-only collaborator's permission level.",
+    input: z.object({
+      base_identifier: id().optional(),
+      interface_page_bundle_id: id().optional(),
+      collaborator_id: id().optional(),
+    }),
+    requestBody: STORE_BODIES.updateInterfaceCollaborator,
+    hints: UPDATE,
+    endpoint: {
+      method: 'PATCH',
+      path: `${INTERFACE}/collaborators/{userOrGroupId}`,
+      pathParams: {
+        baseId: 'base_identifier',
+        pageBundleId: 'interface_page_bundle_id',
+        userOrGroupId: 'collaborator_id',
+      },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteInterfaceInvite',
+    title: 'Delete an interface invite',
+    description: 'Withdraw an outstanding invite to an interface.',
+    input: z.object({ base_identifier: id(), invite_id: id(), page_bundle_id: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: `${INTERFACE}/invites/{inviteId}`,
+      pathParams: { baseId: 'base_identifier', pageBundleId: 'page_bundle_id', inviteId: 'invite_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteBaseInvite',
+    title: 'Delete a base invite',
+    description: 'Withdraw an outstanding invite to a base.',
+    input: z.object({ base_id: id(), invite_id: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: `${BASE}/invites/{inviteId}`,
+      pathParams: { baseId: 'base_id', inviteId: 'invite_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ListBaseShares',
+    title: 'List shares',
+    description: 'Share links of a base (base, view, extension) and their state.',
+    input: z.object({ base_identifier: id() }),
+    hints: READ_ONLY,
+    endpoint: { method: 'GET', path: `${BASE}/shares`, pathParams: { baseId: 'base_identifier' } },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteStoreShare',
+    title: 'Delete a share',
+    description: 'Delete a share link for good.',
+    input: z.object({ store_base_id: id(), share_id: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: `${BASE}/shares/{shareId}`,
+      pathParams: { baseId: 'store_base_id', shareId: 'share_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'ManageStoreSharing',
+    title: 'Turn a share on or off',
+    description: 'Enable or disable a share link.',
+    input: z.object({ store_base_id: id().optional(), share_identifier: id().optional() }),
+    requestBody: STORE_BODIES.manageShare,
+    hints: UPDATE,
+    endpoint: {
+      method: 'PATCH',
+      path: `${BASE}/shares/{shareId}`,
+      pathParams: { baseId: 'store_base_id', shareId: 'share_identifier' },
+      idempotent: true,
+    },
+    client,
+  }),
+];

@@ -1,0 +1,157 @@
+// Workspaces: create and delete, collaborators and invites, moving bases, and restrictions. 9 StoreApi tools
+// as declarative rows over the generic executor.
+
+import { z } from 'zod';
+import { endpointTool } from '../../../runtime/endpoint.js';
+import { RESTRICTIONS, STORE_BODIES } from '../schemas/index.js';
+import { airtableQuery, CREATE, client, DESTROY, id, READ_ONLY, strings, UPDATE } from './shared.js';
+
+const WORKSPACE = '/v0/meta/workspaces/{workspaceId}';
+
+export const WORKSPACE_TOOLS = [
+  endpointTool({
+    name: 'CreateStoreWorkspace',
+    title: 'Create a workspace',
+    description: 'Create a workspace in an enterprise account.',
+    input: z.object({}),
+    requestBody: STORE_BODIES.createWorkspace,
+    hints: CREATE,
+    endpoint: { method: 'POST', path: '/v0/meta/workspaces' },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteWorkspace',
+    title: 'Delete a workspace',
+    description: 'Delete a workspace and the bases in it.',
+    input: z.object({ workspace_id: id() }),
+    hints: DESTROY,
+    endpoint: { method: 'DELETE', path: WORKSPACE, pathParams: { workspaceId: 'workspace_id' } },
+    client,
+  }),
+  endpointTool({
+    name: 'GetWorkspaceCollaborators',
+    title: 'Get workspace collaborators',
+    description: "A workspace's bases and, on request, collaborators and invite links.",
+    input: z.object({
+      workspace_identifier: id(),
+      include_additional_information: strings('Extras: collaborators, inviteLinks.'),
+    }),
+    hints: READ_ONLY,
+    endpoint: {
+      method: 'GET',
+      path: WORKSPACE,
+      pathParams: { workspaceId: 'workspace_identifier' },
+      query: { include: 'include_additional_information' },
+      serializeQuery: airtableQuery,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'AddWorkspaceCollaborator',
+    title: 'Add workspace collaborators',
+    description: 'Give users or groups access to a workspace.',
+    input: z.object({ workspace_id: id().optional() }),
+    requestBody: STORE_BODIES.addWorkspaceCollaborators,
+    hints: CREATE,
+    endpoint: {
+      method: 'POST',
+      path: `${WORKSPACE}/collaborators`,
+      pathParams: { workspaceId: 'workspace_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'RemoveWorkspaceCollaborator',
+    title: 'Remove a workspace collaborator',
+    description: "Remove a user's or group's access to a workspace.",
+    input: z.object({ collaborator_identifier: id(), workspace_id: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: `${WORKSPACE}/collaborators/{userOrGroupId}`,
+      pathParams: { workspaceId: 'workspace_id', userOrGroupId: 'collaborator_identifier' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UpdateWorkspaceCollaboratorPermission',
+    title: 'Change workspace access',
+    description: "Change a workspace collaborator's permission level.",
+    input: z.object({ workspace_id: id().optional(), collaborator_id: id().optional() }),
+    requestBody: STORE_BODIES.updateWorkspaceCollaborator,
+    hints: UPDATE,
+    endpoint: {
+      method: 'PATCH',
+      path: `${WORKSPACE}/collaborators/{userOrGroupId}`,
+      pathParams: { workspaceId: 'workspace_id', userOrGroupId: 'collaborator_id' },
+      idempotent: true,
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'DeleteWorkspaceInvite',
+    title: 'Delete a workspace invite',
+    description: 'Withdraw an outstanding invite to a workspace.',
+    input: z.object({ invite_id: id(), workspace_id: id() }),
+    hints: DESTROY,
+    endpoint: {
+      method: 'DELETE',
+      path: `${WORKSPACE}/invites/{inviteId}`,
+      pathParams: { workspaceId: 'workspace_id', inviteId: 'invite_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'MoveStoreBase',
+    title: 'Move a base',
+    description: 'Move a base to another workspace of the same enterprise.',
+    input: z.object({
+      target_workspace_id: id(
+        'Workspace the base is in now (wsp…); the destination is targetWorkspaceId in the body.',
+      ).optional(),
+    }),
+    requestBody: STORE_BODIES.moveBase,
+    hints: UPDATE,
+    endpoint: {
+      method: 'POST',
+      path: `${WORKSPACE}/moveBase`,
+      pathParams: { workspaceId: 'target_workspace_id' },
+    },
+    client,
+  }),
+  endpointTool({
+    name: 'UpdateWorkspaceRestrictions',
+    title: 'Restrict invites and shares',
+    description: 'Set who may create invites and shares in a workspace.',
+    input: z.object({
+      workspace_id: id(),
+      invite_creation_restriction: z.enum(RESTRICTIONS).optional().describe('Who may invite people.'),
+      share_creation_restriction: z.enum(RESTRICTIONS).optional().describe('Who may create shares.'),
+    }),
+    hints: UPDATE,
+    check: (args) =>
+      args.invite_creation_restriction === undefined && args.share_creation_restriction === undefined
+        ? [
+            {
+              field: 'invite_creation_restriction',
+              problem: 'give invite_creation_restriction, share_creation_restriction, or both',
+            },
+          ]
+        : [],
+    endpoint: {
+      method: 'POST',
+      path: `${WORKSPACE}/updateRestrictions`,
+      pathParams: { workspaceId: 'workspace_id' },
+      body: (args) => ({
+        ...(args.invite_creation_restriction !== undefined
+          ? { inviteCreationRestriction: args.invite_creation_restriction }
+          : {}),
+        ...(args.share_creation_restriction !== undefined
+          ? { shareCreationRestriction: args.share_creation_restriction }
+          : {}),
+      }),
+      idempotent: true,
+    },
+    client,
+  }),
+];
