@@ -149,7 +149,6 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
       auditEvents: opts.auditEvents ?? 2 * scale,
       users: opts.syntheticUsers ?? Math.floor(scale / 5),
     });
-  if (freshSeed) seedAdmin();
 
   const webhooks = new WebhookService({
     db,
@@ -405,6 +404,8 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
   registerAttachmentRoutes(app, deps);
   registerCommentRoutes(app, deps);
   registerRecordRoutes(app, deps);
+  // After the routes: route families with their own tables register seed hooks as they are registered.
+  if (freshSeed) seedAdmin();
 
   const controls = {
     log: emulator.log,

@@ -40,6 +40,8 @@ export const ALL_SCOPES: readonly string[] = [
   'enterprise.user:write',
   'enterprise.groups:manage',
   'workspacesAndBases:manage',
+  'hyperDB.records:read',
+  'hyperDB.records:write',
 ];
 
 export type TokenKind = 'personalAccessToken' | 'oauth';

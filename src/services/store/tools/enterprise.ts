@@ -313,7 +313,7 @@ export const ENTERPRISE_TOOLS = [
   endpointTool({
     name: 'BatchManageEnterpriseUsers',
     title: 'Update enterprise users',
-    description: 'Change the state, email or names of several enterprise users.',
+    description: 'Change the state or names of several enterprise users, named by id or email.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.manageEnterpriseUsers,
     hints: UPDATE,

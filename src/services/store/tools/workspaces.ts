@@ -22,7 +22,7 @@ export const WORKSPACE_TOOLS = [
   endpointTool({
     name: 'DeleteWorkspace',
     title: 'Delete a workspace',
-    description: 'Delete a workspace and the bases in it.',
+    description: 'Delete a workspace; move or delete its bases first.',
     input: z.object({ workspace_id: id() }),
     hints: DESTROY,
     endpoint: { method: 'DELETE', path: WORKSPACE, pathParams: { workspaceId: 'workspace_id' } },

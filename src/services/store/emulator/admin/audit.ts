@@ -465,6 +465,11 @@ export function auditMiddleware(deps: MiddlewareDeps): MiddlewareHandler<Emulato
     const principal = deps.access.principal(c);
     const baseBefore = matched.params.baseId;
     const accountOfBaseBefore = baseBefore ? deps.state.accountOfBase(baseBefore) : undefined;
+    // Likewise the workspace's account: deleting a workspace removes what says which account it was in.
+    const workspaceBefore = matched.params.workspaceId;
+    const accountOfWorkspaceBefore = workspaceBefore
+      ? deps.state.workspaceAdmin(workspaceBefore)?.enterpriseAccountId
+      : undefined;
     await next();
     if (c.res.status < 200 || c.res.status >= 300) return;
     const { route, params } = matched;
@@ -475,7 +480,7 @@ export function auditMiddleware(deps: MiddlewareDeps): MiddlewareHandler<Emulato
       (params.accountId && deps.state.account(params.accountId) ? params.accountId : undefined) ??
       accountOfBaseBefore ??
       (params.baseId ? deps.state.accountOfBase(params.baseId) : undefined) ??
-      (workspaceId ? deps.state.workspaceAdmin(workspaceId)?.enterpriseAccountId : undefined) ??
+      accountOfWorkspaceBefore ??
       (principal ? deps.state.profile(principal.userId)?.enterpriseAccountId : undefined) ??
       undefined;
     if (!account) return;

@@ -1,6 +1,214 @@
-// Placeholder: replaced by the route family's implementation.
+/**
+ * Bulk data tables (HyperDB) routes: read rows by key or by cursor, upsert rows, delete rows by key, under
+ * `/v0/{enterpriseAccountId}/{dataTableId}/…`. The upstream documents these only through third parties
+ * (upstream-apis.md C.8), so the response shapes below are the emulator's choices, each said where it is made.
+ *
+ * Access: the token's hyperDB scope, and a caller who belongs to the account's organisation (any account of
+ * it); an unknown account or table, a table of another account, or a caller from elsewhere is the upstream's
+ * model-not-found 403, as in the rest of the API. Registered before the data plane, matching only account ids
+ * that start with `ent`, so `/v0/{baseId}/{table}/…` paths keep reaching the records routes.
+ */
+import { createHash } from 'node:crypto';
 import type { Hono } from 'hono';
+import type { z } from 'zod';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
-import type { AdminRouteDeps } from '../admin/guards.js';
+import type {
+  deleteBulkRecordsBody,
+  readBulkRecordsBody,
+  upsertBulkRecordsBody,
+} from '../../schemas/bulkTables.js';
+import { BULK_RECORDS_PER_REQUEST } from '../../schemas/bulkTables.js';
+import {
+  type BulkCell,
+  type BulkRecord,
+  BulkTables,
+  type DataTableDoc,
+  seedBulkTables,
+  upsertProblem,
+} from '../admin/bulkTables.js';
+import { type AdminRouteDeps, fromResult } from '../admin/guards.js';
+import { ADMIN_SEED } from '../admin/seed.js';
+import type { Principal } from '../auth.js';
+import { errors, respond, type StoreError } from '../errors.js';
+import { type Ctx, type Outcome, param, readBody, route } from './common.js';
 
-export function registerBulkTableRoutes(_app: Hono<EmulatorEnv>, _deps: AdminRouteDeps): void {}
+const READ_SCOPE = 'hyperDB.records:read';
+const WRITE_SCOPE = 'hyperDB.records:write';
+const TABLE_PATH = '/v0/:accountId{ent[^/]*}/:dataTableId';
+
+type ReadBody = z.infer<typeof readBulkRecordsBody>;
+type UpsertBody = z.infer<typeof upsertBulkRecordsBody>;
+type DeleteBody = z.infer<typeof deleteBulkRecordsBody>;
+
+/** The account and table in the path, if the caller may use them under `scope`. */
+function requireDataTable(
+  c: Ctx,
+  deps: AdminRouteDeps,
+  bulk: BulkTables,
+  scope: string,
+): Outcome<{ principal: Principal; table: DataTableDoc }> {
+  const principal = deps.access.require(c, scope);
+  if (!principal.ok) return fromResult(c, principal);
+  const account = deps.state.account(param(c, 'accountId'));
+  const profile = deps.state.profile(principal.value.userId);
+  // Members of any account of the organisation may use its tables; a deactivated user may not.
+  const member =
+    account !== undefined &&
+    profile !== undefined &&
+    profile.state === 'provisioned' &&
+    profile.enterpriseAccountId !== null &&
+    deps.state.accountScope(account.rootEnterpriseAccountId).has(profile.enterpriseAccountId);
+  const table = member ? bulk.table(param(c, 'dataTableId')) : undefined;
+  if (!account || !table || table.enterpriseAccountId !== account.id) {
+    return { ok: false, response: respond(c, errors.modelNotFound()) };
+  }
+  return { ok: true, value: { principal: principal.value, table } };
+}
+
+// --- cursors: opaque to callers; they name the table, and for a key selection its position and the keys' hash.
+
+type Cursor = { t: string; a: number } | { t: string; i: number; h: string };
+
+const keysHash = (keys: readonly string[]) =>
+  createHash('sha256').update(JSON.stringify(keys)).digest('base64url').slice(0, 16);
+
+function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify(cursor)).toString('base64url');
+}
+
+const badCursor = (): StoreError =>
+  errors.invalidRequest(
+    'cursor: not a cursor this table gave for this request (the same primaryKeys, or none). Start again without a cursor.',
+  );
+
+function decodeCursor(
+  raw: string,
+  table: DataTableDoc,
+  keys: readonly string[] | undefined,
+): Cursor | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(Buffer.from(raw, 'base64url').toString('utf8'));
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const cursor = value as Record<string, unknown>;
+  if (cursor.t !== table.id) return undefined;
+  if (keys === undefined) {
+    return Number.isSafeInteger(cursor.a) && (cursor.a as number) >= 0
+      ? { t: table.id, a: cursor.a as number }
+      : undefined;
+  }
+  const index = cursor.i;
+  if (!Number.isSafeInteger(index) || (index as number) < 0 || cursor.h !== keysHash(keys)) return undefined;
+  return { t: table.id, i: index as number, h: cursor.h as string };
+}
+
+/** A row as reads return it: `{primaryKey, fields, createdTime, updatedTime?}`, cells limited to `only`. */
+function present(record: BulkRecord, only: ReadonlySet<string> | undefined): BulkRecord {
+  if (only === undefined) return record;
+  const fields: Record<string, BulkCell> = {};
+  for (const [name, value] of Object.entries(record.fields)) if (only.has(name)) fields[name] = value;
+  return { ...record, fields };
+}
+
+export function registerBulkTableRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps): void {
+  const bulk = new BulkTables(deps.db);
+  const seed = (now: Date) =>
+    deps.store.transaction(() => {
+      const root = deps.state
+        .list('account')
+        .find((a) => a.parentEnterpriseAccountId === null && a.name === ADMIN_SEED.rootAccount);
+      seedBulkTables(bulk, { accountId: root?.id, tableId: () => deps.store.newId('dataTable'), now });
+    });
+  deps.seedHooks.push(seed);
+
+  // Read → `{records: [{primaryKey, fields, createdTime, updatedTime?}], nextCursor?}`; nextCursor only when
+  // more rows remain. Rows come in insertion order, or in the order of `primaryKeys` (keys with no row are
+  // left out, a repeated key is returned once, [] selects nothing). Pages default to 1000 rows.
+  route(app, 'POST', `${TABLE_PATH}/getRecords`, async (c) => {
+    const access = requireDataTable(c, deps, bulk, READ_SCOPE);
+    if (!access.ok) return access.response;
+    const { table } = access.value;
+    const parsed = await readBody(c, 'readBulkRecords');
+    if (!parsed.ok) return respond(c, parsed.error);
+    const body = parsed.value as ReadBody;
+
+    let only: Set<string> | undefined;
+    if (body.fields !== undefined) {
+      const known = new Set([table.primaryKeyFieldName, ...table.fields.map((f) => f.name)]);
+      const unknown = [...new Set(body.fields.filter((name) => !known.has(name)))];
+      if (unknown.length > 0) {
+        return respond(c, {
+          status: 422,
+          type: 'UNKNOWN_FIELD_NAME',
+          message: `Unknown field name${unknown.length > 1 ? 's' : ''} in fields: ${unknown.map((n) => JSON.stringify(n)).join(', ')}.`,
+        });
+      }
+      only = new Set(body.fields);
+    }
+    const limit = body.maxRecords ?? BULK_RECORDS_PER_REQUEST;
+    const cursor = body.cursor === undefined ? undefined : decodeCursor(body.cursor, table, body.primaryKeys);
+    if (body.cursor !== undefined && cursor === undefined) return respond(c, badCursor());
+
+    const records: BulkRecord[] = [];
+    let next: Cursor | undefined;
+    if (body.primaryKeys !== undefined) {
+      const keys = body.primaryKeys;
+      const start = cursor !== undefined && 'i' in cursor ? cursor.i : 0;
+      const seen = new Set(keys.slice(0, start));
+      for (let index = start; index < keys.length; index++) {
+        const key = keys[index] as string;
+        if (seen.has(key)) continue;
+        seen.add(key);
+        const record = bulk.record(table.id, key);
+        if (!record) continue;
+        if (records.length === limit) {
+          next = { t: table.id, i: index, h: keysHash(keys) };
+          break;
+        }
+        records.push(record);
+      }
+    } else {
+      const page = bulk.page(table.id, cursor && 'a' in cursor ? cursor.a : 0, limit + 1);
+      const shown = page.slice(0, limit);
+      records.push(...shown.map((r) => r.record));
+      const last = shown.at(-1);
+      if (page.length > limit && last) next = { t: table.id, a: last.seq };
+    }
+    return c.json({
+      records: records.map((r) => present(r, only)),
+      ...(next === undefined ? {} : { nextCursor: encodeCursor(next) }),
+    });
+  });
+
+  // Upsert → `{createdPrimaryKeys, updatedPrimaryKeys}` in request order. Cells merge into an existing row
+  // (null clears one); all rows are checked first, so a refused request changes nothing.
+  route(app, 'PUT', `${TABLE_PATH}/upsertRecords`, async (c) => {
+    const access = requireDataTable(c, deps, bulk, WRITE_SCOPE);
+    if (!access.ok) return access.response;
+    const { table } = access.value;
+    const parsed = await readBody(c, 'upsertBulkRecords');
+    if (!parsed.ok) return respond(c, parsed.error);
+    const body = parsed.value as UpsertBody;
+    const problem = upsertProblem(table, body.records);
+    if (problem) return respond(c, problem);
+    const now = deps.clock.now().toISOString();
+    const result = deps.store.transaction(() => bulk.upsert(table.id, body.records, now));
+    return c.json({ createdPrimaryKeys: result.created, updatedPrimaryKeys: result.updated });
+  });
+
+  // Delete → echoes `{primaryKeysForDelete}` as sent; keys with no row are ignored (deleting is idempotent, so
+  // a retried request answers the same).
+  route(app, 'POST', `${TABLE_PATH}/deleteRecords`, async (c) => {
+    const access = requireDataTable(c, deps, bulk, WRITE_SCOPE);
+    if (!access.ok) return access.response;
+    const { table } = access.value;
+    const parsed = await readBody(c, 'deleteBulkRecords');
+    if (!parsed.ok) return respond(c, parsed.error);
+    const body = parsed.value as DeleteBody;
+    deps.store.transaction(() => bulk.delete(table.id, body.primaryKeysForDelete));
+    return c.json({ primaryKeysForDelete: body.primaryKeysForDelete });
+  });
+}
