@@ -23,6 +23,8 @@ export interface EmulatorAppOptions {
   authenticate?: Authenticate;
   clock?: Clock;
   requestLogCapacity?: number;
+  /** Paths whose request bodies carry credentials (an OAuth token endpoint): the request log redacts them. */
+  redactRequestBody?: (path: string) => boolean;
   /** Where unexpected exceptions are reported; defaults to one line on stderr (stdout may carry MCP). */
   onUnexpectedError?: (error: unknown, c: Context<EmulatorEnv>) => void;
 }
@@ -57,7 +59,7 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
     if (c.res.type !== 'error' && !c.res.headers.has('x-request-id'))
       c.res.headers.set('x-request-id', requestId);
   });
-  app.use('*', requestLogMiddleware(log, clock));
+  app.use('*', requestLogMiddleware(log, clock, options.redactRequestBody));
   app.use('*', faultMiddleware(faults, errorBody));
   const { authenticate } = options;
   if (authenticate) {

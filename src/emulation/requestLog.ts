@@ -1,6 +1,7 @@
 /**
  * In-memory ring buffer of the upstream requests an emulator served, for tests and for people watching an agent.
- * Credentials are never kept: only which auth scheme was used.
+ * Credentials are never kept: only which auth scheme was used, and bodies of paths the emulator marks as carrying
+ * credentials (OAuth token requests) are redacted.
  */
 import type { MiddlewareHandler } from 'hono';
 import { type AuthScheme, parseAuthorization } from './authorization.js';
@@ -78,6 +79,49 @@ export function summarizeBody(text: string): unknown {
   }
 }
 
+/** Form fields of an OAuth request that are not secret; every other field's value is logged as [redacted]. */
+const NON_SECRET_FORM_FIELDS: ReadonlySet<string> = new Set([
+  'grant_type',
+  'client_id',
+  'redirect_uri',
+  'scope',
+  'response_type',
+  'code_challenge_method',
+]);
+export const REDACTED = '[redacted]';
+
+/**
+ * The body of a request that carries credentials (an OAuth token request: codes, PKCE verifiers, client secrets,
+ * refresh tokens), as the log keeps it: a form keeps its field names and only the values of NON_SECRET_FORM_FIELDS;
+ * anything else (another content type, odd field names) is reduced to its size.
+ */
+export function redactCredentialBody(text: string, contentType: string | undefined): string | null {
+  if (text === '') return null;
+  const bytes = Buffer.byteLength(text, 'utf8');
+  const isForm =
+    (contentType ?? '').split(';')[0]?.trim().toLowerCase() === 'application/x-www-form-urlencoded';
+  if (!isForm || bytes > MAX_LOGGED_BODY_BYTES) return `${REDACTED}, ${bytes} bytes`;
+  const parts: string[] = [];
+  let dropped = 0;
+  for (const [key, value] of new URLSearchParams(text)) {
+    // A name that is not a plain parameter name could itself be a pasted secret: count it, never show it.
+    if (!/^[A-Za-z0-9_.-]{1,64}$/.test(key)) {
+      dropped++;
+      continue;
+    }
+    parts.push(`${key}=${NON_SECRET_FORM_FIELDS.has(key) ? encodeURIComponent(value) : REDACTED}`);
+  }
+  if (dropped > 0) parts.push(`${REDACTED}=${dropped} more field(s)`);
+  return parts.join('&');
+}
+
+/** A credential-carrying request's query as logged: only NON_SECRET_FORM_FIELDS keep their values. */
+function redactQuery(query: Record<string, string | string[]>): Record<string, string | string[]> {
+  const out: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(query)) out[k] = NON_SECRET_FORM_FIELDS.has(k) ? v : REDACTED;
+  return out;
+}
+
 function flattenQuery(queries: Record<string, string[]>): Record<string, string | string[]> {
   const out: Record<string, string | string[]> = {};
   for (const [k, v] of Object.entries(queries)) out[k] = v.length === 1 ? (v[0] as string) : v;
@@ -96,6 +140,8 @@ function rawPath(url: string): string {
 export function requestLogMiddleware(
   log: RequestLog,
   clock: Clock = systemClock,
+  /** Paths whose bodies carry credentials: logged through redactCredentialBody. */
+  redactBody: (path: string) => boolean = () => false,
 ): MiddlewareHandler<EmulatorEnv> {
   return async (c, next) => {
     if (isControlPath(c.req.path)) return next();
@@ -111,13 +157,15 @@ export function requestLogMiddleware(
       throw e;
     } finally {
       const fault = c.get('fault');
+      const redact = redactBody(c.req.path);
+      const query = flattenQuery(c.req.queries());
       log.record({
         time,
         method: c.req.method,
         // As sent on the wire (still percent-encoded), so tests can check how clients encoded identifiers.
         path: rawPath(c.req.url),
-        query: flattenQuery(c.req.queries()),
-        body: summarizeBody(bodyText),
+        query: redact ? redactQuery(query) : query,
+        body: redact ? redactCredentialBody(bodyText, c.req.header('content-type')) : summarizeBody(bodyText),
         status: fault === 'drop' ? 0 : thrown ? 500 : c.res.status,
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         auth: parseAuthorization(c.req.header('authorization')).scheme,

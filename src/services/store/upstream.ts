@@ -99,6 +99,11 @@ export function parseStoreError(_status: number, body: unknown): ParsedUpstreamE
       ...(typeof message === 'string' ? { message } : typeof type === 'string' ? { message: type } : {}),
     };
   }
+  // SCIM endpoints answer RFC 7644 error bodies: {schemas, status, scimType?, detail}.
+  const { detail, scimType } = (body ?? {}) as { detail?: unknown; scimType?: unknown };
+  if (typeof detail === 'string') {
+    return { ...(typeof scimType === 'string' ? { code: scimType } : {}), message: detail };
+  }
   return {};
 }
 

@@ -7,6 +7,10 @@
  * Controls beyond the shared ones: GET/PUT/DELETE /_emulator/base-rate-limit (the per-base limit), and the
  * collections bases, tables, fields, views, records (?base=&table=), comments (?record=), attachments,
  * tokens (hints only), users, workspaces and webhooks under /_emulator/state.
+ *
+ * OAuth 2.0 (routes/oauth.ts, oauth.ts): /oauth2/v1/authorize with a consent page where an emulated user is
+ * picked, /oauth2/v1/token, and the controls under /_emulator/oauth; issued access tokens authenticate like
+ * the configured ones.
  */
 import type { Context } from 'hono';
 import { type Clock, systemClock } from '../../../emulation/clock.js';
@@ -29,12 +33,15 @@ import { Reader } from './compute.js';
 import { errorBodyOf, errors, respond, type StoreError } from './errors.js';
 import { fieldJson, viewJson } from './metadata.js';
 import type { JsonObject } from './model.js';
+// OAuth: the authorization server's state and routes.
+import { type OAuthOptions, OAuthStore } from './oauth.js';
 import { IteratorStore, recordJson } from './query.js';
 import { BaseRateLimiter, baseRateLimitMiddleware, mountBaseRateLimitControls } from './rateLimit.js';
 import { ATTACHMENT_MAX_BASE64_CHARS } from './requestBodies.js';
 import { FILES_PREFIX, isFilePath, registerAttachmentRoutes } from './routes/attachments.js';
 import { registerCommentRoutes } from './routes/comments.js';
 import type { RouteDeps } from './routes/common.js';
+import { isOAuthPath, isOAuthTokenPath, mountOAuthControls, registerOAuthRoutes } from './routes/oauth.js';
 import { registerRecordRoutes, resolveTable } from './routes/records.js';
 import { registerSchemaRoutes } from './routes/schema.js';
 import { registerWebhookRoutes } from './routes/webhooks.js';
@@ -73,6 +80,11 @@ export interface StoreEmulatorOptions {
   syntheticUsers?: number;
   /** Per-base rate limit; default { perSecond: 5, penaltyMs: 30_000 }; false disables. Also at /_emulator/base-rate-limit. */
   baseRateLimit?: { perSecond: number; penaltyMs: number } | false;
+  /**
+   * OAuth: token lifetimes (default 3600 s and 60 days; also at PUT /_emulator/oauth/config) and applications
+   * besides the sandbox one (whose client id may be listed to give it more redirect URIs).
+   */
+  oauth?: OAuthOptions;
 }
 
 export interface StoreEmulator {
@@ -88,6 +100,8 @@ export interface StoreEmulator {
   webhooks: WebhookService;
   /** The administration plane: enterprise accounts, users, groups, workspaces, sharing, audit trail. */
   admin: AdminPlane;
+  /** OAuth: applications, grants and issued tokens (hashes only). */
+  oauth: OAuthStore;
   close(): void;
 }
 
@@ -140,7 +154,11 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
       ...(t.userId === undefined ? {} : { userId: t.userId }),
     })),
   ];
-  const access = new Access(store, grants);
+  // OAuth: issued access tokens are looked up in the OAuth store after the configured tokens.
+  const oauth = new OAuthStore(db, clock, opts.oauth);
+  // A reseed brings other users: grants given by the old ones go.
+  if (freshSeed) oauth.reset();
+  const access = new Access(store, grants, oauth);
   const admin = createAdminPlane(db, { store, hub, clock, access, iterators });
   // A large account is large everywhere: `scale` also sizes the audit log and the user directory.
   const seedAdmin = (scale = configured.scale) =>
@@ -192,6 +210,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
       seedAdmin(scale);
       iterators.clear();
       baseRateLimiter.reset();
+      oauth.reset(); // OAuth: reset clears every grant and token (lifetimes set through the control stay).
       return ok(service.summary());
     },
   };
@@ -360,9 +379,13 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     service,
     rateLimits: {},
     clock,
+    // OAuth: the token endpoint's codes, verifiers, secrets and refresh tokens never reach the request log.
+    redactRequestBody: isOAuthTokenPath,
     authenticate: (c) => {
       // Attachment urls work without a token, like the upstream's signed CDN links.
       if (isFilePath(c.req.path)) return undefined;
+      // OAuth: the authorization and token endpoints are how a client gets a token in the first place.
+      if (isOAuthPath(c.req.path)) return undefined;
       return access.principal(c) ? undefined : respond(c, errors.authenticationRequired());
     },
   });
@@ -384,11 +407,13 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     return next();
   });
   mountBaseRateLimitControls(app, baseRateLimiter);
+  mountOAuthControls(app, oauth); // OAuth: /_emulator/oauth/grants and /_emulator/oauth/config.
   admin.mountAudit(app);
 
   const deps: RouteDeps = { store, hub, clock, access, iterators };
   // Specific route families first: the records routes' `/v0/:baseId/...` patterns would also match them.
   registerWhoamiRoutes(app, deps);
+  registerOAuthRoutes(app, { oauth, store }); // OAuth: /oauth2/v1/authorize and /oauth2/v1/token.
   registerAdminRoutes(app, admin.deps);
   registerSchemaRoutes(app, deps);
   registerWebhookRoutes(app, {
@@ -422,6 +447,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     baseRateLimiter,
     webhooks,
     admin,
+    oauth,
     close: () => {
       webhooks.close();
       db.close();

@@ -5,7 +5,8 @@
  *
  * Token kinds: a token starting with "pat" is a personal access token; any other is treated as an OAuth access
  * token. The difference shows where the upstream shows it: whoami lists `scopes` only for OAuth tokens, and an
- * OAuth integration may own at most 2 webhooks per base.
+ * OAuth integration may own at most 2 webhooks per base. Access tokens issued by the emulator's own OAuth
+ * endpoints (oauth.ts, routes/oauth.ts) are OAuth tokens of the user who approved them, with the approved scopes.
  */
 import type { Context } from 'hono';
 import { parseAuthorization } from '../../../emulation/authorization.js';
@@ -68,6 +69,14 @@ export function tokenHint(token: string): string {
   return `${token.slice(0, Math.min(4, Math.floor(token.length / 2)))}…`;
 }
 
+/**
+ * OAuth: where access tokens issued by the emulator's token endpoint are looked up (oauth.ts's OAuthStore): the
+ * approving user and the approved scopes while the token is live, undefined once it expired or was revoked.
+ */
+export interface IssuedTokenSource {
+  principalOf(token: string): { userId: string; scopes: ReadonlySet<string> } | undefined;
+}
+
 export class Access {
   readonly #tokens = new Map<string, { userId?: string; scopes: ReadonlySet<string>; kind: TokenKind }>();
   readonly grants: readonly TokenGrant[];
@@ -75,6 +84,8 @@ export class Access {
   constructor(
     private readonly store: StoreDb,
     grants: readonly TokenGrant[],
+    // OAuth: tokens issued through /oauth2/v1/token, asked after the static grants.
+    private readonly issued?: IssuedTokenSource,
   ) {
     this.grants = grants;
     for (const g of grants) {
@@ -86,10 +97,28 @@ export class Access {
     }
   }
 
+  #isActive: (userId: string) => boolean = () => true;
+
+  /** The administration plane says who is deactivated: their tokens stop working, as upstream. */
+  setUserActivity(isActive: (userId: string) => boolean): void {
+    this.#isActive = isActive;
+  }
+
   principal(c: Context<EmulatorEnv>): Principal | undefined {
+    const found = this.#principal(c);
+    return found && this.#isActive(found.userId) ? found : undefined;
+  }
+
+  #principal(c: Context<EmulatorEnv>): Principal | undefined {
     const auth = parseAuthorization(c.req.header('authorization'));
-    const grant = auth.scheme === 'bearer' ? this.#tokens.get(auth.token) : undefined;
-    if (!grant) return undefined;
+    if (auth.scheme !== 'bearer') return undefined;
+    const grant = this.#tokens.get(auth.token);
+    if (!grant) {
+      // OAuth: an issued access token acts as its approving user, who must still exist, with the approved scopes.
+      const issued = this.issued?.principalOf(auth.token);
+      if (!issued || !this.store.schema().userById.has(issued.userId)) return undefined;
+      return { userId: issued.userId, scopes: issued.scopes, kind: 'oauth' };
+    }
     const userId = grant.userId ?? this.owner();
     return userId === undefined ? undefined : { userId, scopes: grant.scopes, kind: grant.kind };
   }

@@ -511,7 +511,10 @@ describe('bulk data tables', () => {
       const europe = await read({ maxRecords: 2 }, EMILIE);
       expect(europe.status).toBe(200);
       expect(europe.body.records).toHaveLength(2);
-      refused(await read({}, KATHERINE));
+      // A deactivated user's token stops working altogether.
+      const deactivated = await read({}, KATHERINE);
+      expect(deactivated.status).toBe(401);
+      expect(deactivated.body.error.type).toBe('AUTHENTICATION_REQUIRED');
     });
 
     it('treats unknown accounts and tables, and a table named under another account, as not found', async () => {

@@ -175,7 +175,8 @@ describe('POST /v0/meta/workspaces', () => {
       token: TOKENS.katherine,
       body: { enterpriseAccountId: rootAccount(), name: 'Ghost' },
     });
-    expectError(deactivated, 403, 'INVALID_PERMISSIONS');
+    // A deactivated user's token stops working altogether.
+    expectError(deactivated, 401, 'AUTHENTICATION_REQUIRED');
     // Pat may create in his own organisation.
     const own = await call(emulator, 'POST', WS, {
       token: TOKENS.pat,

@@ -43,11 +43,18 @@ const COLLECTION_OF: Readonly<Record<AdminKind, string>> = {
   export: 'ediscovery_exports',
 };
 const KIND_OF = new Map(Object.entries(COLLECTION_OF).map(([kind, name]) => [name, kind as AdminKind]));
+/** Tables route families keep themselves (with `seq` and `id` columns), shown once they exist. */
+const FAMILY_TABLES: readonly string[] = ['change_events'];
 
 export function createAdminPlane(db: SqliteDatabase, deps: RouteDeps): AdminPlane {
   const state = new AdminState(db, deps.store);
   const trail = new AuditTrail(db, state, deps.clock);
+  deps.access.setUserActivity((userId) => state.profile(userId)?.state !== 'deactivated');
   const adminDeps: AdminRouteDeps = { ...deps, state, trail, db, seedHooks: [] };
+  const familyTables = () =>
+    FAMILY_TABLES.filter((t) =>
+      db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t),
+    );
   return {
     state,
     trail,
@@ -59,22 +66,30 @@ export function createAdminPlane(db: SqliteDatabase, deps: RouteDeps): AdminPlan
       seedAdmin(state, trail, deps.store, options);
       for (const hook of adminDeps.seedHooks) hook(options.now);
     },
-    collectionNames: () => [...Object.values(COLLECTION_OF), 'audit_events'],
+    collectionNames: () => [...Object.values(COLLECTION_OF), 'audit_events', ...familyTables()],
     collection: (name) => {
-      if (name === 'audit_events') {
-        return db.prepare('SELECT * FROM audit_events ORDER BY seq DESC LIMIT 1000').all() as unknown[];
+      if (name === 'audit_events' || familyTables().includes(name)) {
+        return db.prepare(`SELECT * FROM ${name} ORDER BY seq DESC LIMIT 1000`).all() as unknown[];
       }
       const kind = KIND_OF.get(name);
       return kind ? state.list(kind) : undefined;
     },
     item: (name, id) => {
-      if (name === 'audit_events') return db.prepare('SELECT * FROM audit_events WHERE id = ?').get(id);
+      if (name === 'audit_events' || familyTables().includes(name)) {
+        return db.prepare(`SELECT * FROM ${name} WHERE id = ?`).get(id);
+      }
       const kind = KIND_OF.get(name);
       return kind ? state.get(kind, id) : undefined;
     },
     counts: () => ({
       ...Object.fromEntries(ADMIN_KINDS.map((kind) => [COLLECTION_OF[kind], state.list(kind).length])),
       audit_events: trail.count(),
+      ...Object.fromEntries(
+        familyTables().map((t) => [
+          t,
+          (db.prepare(`SELECT COUNT(*) AS n FROM ${t}`).get() as { n: number }).n,
+        ]),
+      ),
     }),
   };
 }
