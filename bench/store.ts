@@ -1,7 +1,10 @@
 // StoreApi figures: tools/list size; a ListStoreRecords page next to the same request sent straight to the
-// emulator; filterByFormula over 50,000 records inside the emulator; and sustained record creation through the
-// tools against the emulator's 5 requests/s per base (records per second, and how many 429s: the aim is none).
+// emulator; filterByFormula over 50,000 records inside the emulator; the slowest administration reads (audit log
+// events over 100,000 events, SCIM filters over 10,000 users, both seeded by the emulator at this scale); and
+// sustained record creation through the tools against the emulator's 5 requests/s per base (records per second,
+// and how many 429s: the aim is none).
 
+import type { Client } from '@modelcontextprotocol/client';
 import { call, connectHttp, listTokens, ms, startChild, stop, timed } from './support.js';
 
 const SCALE = 50_000;
@@ -85,6 +88,8 @@ export async function benchStore() {
       `filterByFormula over ${SCALE} records in the emulator (first page of ${matched}): p50 ${ms(filter.p50)}, min ${ms(filter.min)}`,
     );
 
+    await benchAdministration(client, url!, get);
+
     await setLimit({ enabled: true, perSecond: 5, penaltyMs: 30_000 });
     const before = Date.now();
     const seconds = 10;
@@ -119,5 +124,70 @@ export async function benchStore() {
     await stop(limited.child);
     await stop(server.child);
     await stop(emulator.child);
+  }
+}
+
+/** Audit log pages and SCIM filters, through MCP and straight to the emulator. */
+async function benchAdministration(
+  client: Client,
+  url: string,
+  get: (path: string) => Promise<Record<string, unknown>>,
+) {
+  const inspect = async (path: string) =>
+    (await (await fetch(`${url}/_emulator/${path}`)).json()) as Record<string, unknown>;
+  const accounts = (await inspect('state/enterprise_accounts')).items as {
+    id: string;
+    parentEnterpriseAccountId: string | null;
+  }[];
+  const root = accounts.find((a) => a.parentEnterpriseAccountId === null)!;
+  const events = ((await inspect('state')) as { counts: Record<string, number> }).counts.audit_events;
+  const ent = `/v0/meta/enterpriseAccounts/${root.id}`;
+
+  const cases: [string, Record<string, unknown>, string][] = [
+    ['newest 100', { page_size: 100 }, 'pageSize=100'],
+    ['1000, oldest first', { page_size: 1000, sort_order: 'ascending' }, 'pageSize=1000&sortOrder=ascending'],
+    [
+      'one event type, 100',
+      { page_size: 100, event_type: 'updateUser' },
+      'pageSize=100&eventType=updateUser',
+    ],
+  ];
+  for (const [label, args, query] of cases) {
+    const direct = await timed(50, 5, () => get(`${ent}/auditLogEvents?${query}`));
+    const viaMcp = await timed(50, 5, () =>
+      call(client, 'StoreApi.GetAuditLogEvents', { enterprise_account_id: root.id, ...args }),
+    );
+    console.log(
+      `GetAuditLogEvents over ${events} events (${label}): MCP p50 ${ms(viaMcp.p50)}, p99 ${ms(viaMcp.p99)}; direct p50 ${ms(direct.p50)}`,
+    );
+  }
+  let next: string | undefined;
+  const walk = await timed(1, 0, async () => {
+    for (let page = 0; page < 20; page++) {
+      const body = await get(
+        `${ent}/auditLogEvents?pageSize=1000${next ? `&next=${encodeURIComponent(next)}` : ''}`,
+      );
+      next = (body.pagination as { next?: string } | undefined)?.next;
+      if (!next) break;
+    }
+  });
+  console.log(`  paging 20,000 events with next (20 pages of 1000, direct): ${ms(walk.p50)}`);
+
+  const users = ((await inspect('state')) as { counts: Record<string, number> }).counts.user_profiles;
+  const filters = [
+    'userName sw "user01"',
+    'emails co "99" and active eq true',
+    'name.familyName eq "Chen" or externalId eq "X-05000"',
+  ];
+  for (const filter of filters) {
+    const direct = await timed(30, 3, () =>
+      get(`/scim/v2/Users?filter=${encodeURIComponent(filter)}&count=100`),
+    );
+    const viaMcp = await timed(30, 3, () =>
+      call(client, 'StoreApi.ListScimUsers', { user_filter: filter, user_count_limit: 100 }),
+    );
+    console.log(
+      `ListScimUsers over ${users} users (${filter}): MCP p50 ${ms(viaMcp.p50)}, p99 ${ms(viaMcp.p99)}; direct p50 ${ms(direct.p50)}`,
+    );
   }
 }

@@ -1,6 +1,229 @@
-// Placeholder: replaced by the route family's implementation.
+/**
+ * Compliance routes of the enterprise API: the audit log (events, and the legacy audit log requests), eDiscovery
+ * exports and change events, plus the unauthenticated downloads of finished tasks' files. Every endpoint needs
+ * an admin of the enterprise account in the path and the endpoint's scope; a root account's answers cover its
+ * whole organisation, a descendant's only itself.
+ *
+ *   GET  ENT/auditLogEvents             enterprise.auditLogs:read
+ *   GET  ENT/auditLogs, ENT/auditLogs/{id}, POST ENT/auditLogs   enterprise.auditLogs:read
+ *   GET  ENT/exports, ENT/exports/{id}, POST ENT/exports         enterprise.exports:manage
+ *   GET  ENT/changeEvents               enterprise.changeEvents:read
+ *   GET  /_emulator/downloads/{file}    no token
+ */
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
-import type { AdminRouteDeps } from '../admin/guards.js';
+import { err, ok, type Result } from '../../../../emulation/result.js';
+import { AuditLogReader, parseAuditQuery } from '../admin/auditLog.js';
+import { ChangeEventLog, encodeOffset, parseChangeEventQuery } from '../admin/changeEvents.js';
+import { type AdminRouteDeps, fromResult, requireAdmin } from '../admin/guards.js';
+import {
+  ComplianceTasks,
+  DOWNLOADS_PREFIX,
+  TASK_PAGE_SIZE_DEFAULT,
+  TASK_PAGE_SIZE_MAX,
+  TASK_STATES,
+  type TaskState,
+} from '../admin/tasks.js';
+import { errors, respond, type StoreError } from '../errors.js';
+import { arrayParam, type Ctx, originOf, param, readBody, route } from './common.js';
 
-export function registerComplianceRoutes(_app: Hono<EmulatorEnv>, _deps: AdminRouteDeps): void {}
+const ENT = '/v0/meta/enterpriseAccounts/:accountId';
+
+const META = `CREATE TABLE IF NOT EXISTS compliance_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`;
+
+/** The first value of a query parameter. */
+function one(c: Ctx, name: string): string | undefined {
+  return new URL(c.req.url).searchParams.get(name) ?? undefined;
+}
+
+/** pageSize (1 to 100, default 10) and a numeric offset (default 0) of the task lists. */
+function taskPage(c: Ctx): Result<{ pageSize: number; offset: number }, StoreError> {
+  const sizeRaw = one(c, 'pageSize');
+  const pageSize = sizeRaw === undefined ? TASK_PAGE_SIZE_DEFAULT : Number(sizeRaw);
+  if (!/^\d+$/.test(sizeRaw ?? '10') || pageSize < 1 || pageSize > TASK_PAGE_SIZE_MAX) {
+    return err(errors.invalidRequest(`pageSize must be an integer from 1 to ${TASK_PAGE_SIZE_MAX}.`));
+  }
+  const offsetRaw = one(c, 'offset');
+  const offset = offsetRaw === undefined ? 0 : Number(offsetRaw);
+  if (!/^\d+$/.test(offsetRaw ?? '0') || !Number.isSafeInteger(offset)) {
+    return err(errors.invalidRequest('offset must be a whole number: the offset a previous page returned.'));
+  }
+  return ok({ pageSize, offset });
+}
+
+/** A page of a list and the offset of the next one, a number, when there is one. */
+function paged<T>(items: T[], page: { pageSize: number; offset: number }): { items: T[]; offset?: number } {
+  const end = page.offset + page.pageSize;
+  return { items: items.slice(page.offset, end), ...(end < items.length ? { offset: end } : {}) };
+}
+
+export function registerComplianceRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps): void {
+  const { db, store, state, clock, hub } = deps;
+  const log = new AuditLogReader(db, store);
+  const tasks = new ComplianceTasks({ db, store, state, clock, log });
+  const changes = new ChangeEventLog({ db, store, state, hub });
+
+  // The tables here belong to one seeding of the emulator. The plane is seeded before routes register, so a
+  // reseeded file database is recognised by its seed time and its first audit event (whose seq only grows).
+  db.exec(META);
+  const generationOf = (): string => {
+    const first = db.prepare('SELECT MIN(seq) AS s FROM audit_events').get() as { s: number | null };
+    return `${store.seedInfo()?.seededAt ?? ''}|${first.s ?? ''}`;
+  };
+  const storedGeneration = () =>
+    (
+      db.prepare("SELECT value FROM compliance_meta WHERE key = 'generation'").get() as
+        | { value: string }
+        | undefined
+    )?.value;
+  const reseed = (now: Date): void => {
+    tasks.clear();
+    changes.clear();
+    changes.seed(now);
+    db.prepare(
+      "INSERT INTO compliance_meta (key, value) VALUES ('generation', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+    ).run(generationOf());
+  };
+  if (storedGeneration() !== generationOf()) {
+    reseed(new Date(store.seedInfo()?.seededAt ?? clock.now().toISOString()));
+  }
+  deps.seedHooks.push(reseed);
+
+  // --- audit log events ------------------------------------------------------------------------------------
+
+  route(app, 'GET', `${ENT}/auditLogEvents`, (c) => {
+    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.auditLogs:read');
+    if (!admin.ok) return admin.response;
+    const query = parseAuditQuery(
+      { one: (name) => one(c, name), many: (name) => arrayParam(c, name) },
+      admin.value.account,
+      clock.now(),
+    );
+    if (!query.ok) return respond(c, query.error);
+    const page = log.page(query.value);
+    return c.json({
+      events: page.rows.map((row) => log.eventJson(row)),
+      pagination: {
+        ...(page.next === undefined ? {} : { next: page.next }),
+        ...(page.previous === undefined ? {} : { previous: page.previous }),
+      },
+    });
+  });
+
+  // --- legacy audit log requests ---------------------------------------------------------------------------
+
+  route(app, 'POST', `${ENT}/auditLogs`, async (c) => {
+    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.auditLogs:read');
+    if (!admin.ok) return admin.response;
+    const body = await readBody(c, 'createAuditLogRequest');
+    if (!body.ok) return respond(c, body.error);
+    const created = tasks.createAuditLogTask(
+      admin.value.account,
+      admin.value.principal.userId,
+      body.value as { timePeriod: string; filter?: string },
+    );
+    if (!created.ok) return respond(c, created.error);
+    return c.json(tasks.auditLogJson(created.value, originOf(c)));
+  });
+
+  route(app, 'GET', `${ENT}/auditLogs`, (c) => {
+    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.auditLogs:read');
+    if (!admin.ok) return admin.response;
+    const page = fromResult(c, taskPage(c));
+    if (!page.ok) return page.response;
+    const origin = originOf(c);
+    const { items, offset } = paged(tasks.auditLogTasks(admin.value.account), page.value);
+    return c.json({
+      auditLogs: items.map((doc) => tasks.auditLogJson(doc, origin)),
+      ...(offset === undefined ? {} : { offset }),
+    });
+  });
+
+  route(app, 'GET', `${ENT}/auditLogs/:taskId`, (c) => {
+    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.auditLogs:read');
+    if (!admin.ok) return admin.response;
+    const doc = tasks.auditLogTask(admin.value.account, param(c, 'taskId'));
+    if (!doc) return respond(c, { status: 404, type: 'NOT_FOUND' });
+    return c.json(tasks.auditLogJson(doc, originOf(c)));
+  });
+
+  // --- eDiscovery exports ----------------------------------------------------------------------------------
+
+  route(app, 'POST', `${ENT}/exports`, async (c) => {
+    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.exports:manage');
+    if (!admin.ok) return admin.response;
+    const body = await readBody(c, 'createEdiscoveryExport');
+    if (!body.ok) return respond(c, body.error);
+    const origin = originOf(c);
+    const created = tasks.createExport(
+      admin.value.account,
+      admin.value.principal.userId,
+      body.value as { baseId: string; includeCsvFormat?: boolean; shouldSendEmailOnCompletion?: boolean },
+      origin,
+    );
+    if (!created.ok) return respond(c, created.error);
+    return c.json(tasks.exportJson(created.value, origin));
+  });
+
+  route(app, 'GET', `${ENT}/exports`, (c) => {
+    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.exports:manage');
+    if (!admin.ok) return admin.response;
+    const stateFilter = one(c, 'state');
+    if (stateFilter !== undefined && !(TASK_STATES as readonly string[]).includes(stateFilter)) {
+      return respond(c, errors.invalidRequest('state must be one of pending, processing, error, done.'));
+    }
+    const page = fromResult(c, taskPage(c));
+    if (!page.ok) return page.response;
+    const origin = originOf(c);
+    const all = tasks
+      .exports(admin.value.account)
+      .filter(
+        (doc) => stateFilter === undefined || tasks.exportStatus(doc).state === (stateFilter as TaskState),
+      );
+    const { items, offset } = paged(all, page.value);
+    return c.json({
+      exports: items.map((doc) => tasks.exportJson(doc, origin)),
+      ...(offset === undefined ? {} : { offset }),
+    });
+  });
+
+  route(app, 'GET', `${ENT}/exports/:taskId`, (c) => {
+    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.exports:manage');
+    if (!admin.ok) return admin.response;
+    const doc = tasks.exportDoc(admin.value.account, param(c, 'taskId'));
+    if (!doc) return respond(c, { status: 404, type: 'NOT_FOUND' });
+    return c.json(tasks.exportJson(doc, originOf(c)));
+  });
+
+  // --- change events ---------------------------------------------------------------------------------------
+
+  route(app, 'GET', `${ENT}/changeEvents`, (c) => {
+    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.changeEvents:read');
+    if (!admin.ok) return admin.response;
+    const query = parseChangeEventQuery((name) => one(c, name), admin.value.account, clock.now());
+    if (!query.ok) return respond(c, query.error);
+    const page = changes.page(query.value);
+    const last = page.rows.at(-1);
+    return c.json({
+      events: page.rows.map((row) => changes.eventJson(row)),
+      ...(page.more && last ? { offset: encodeOffset(admin.value.account.id, last) } : {}),
+    });
+  });
+
+  // --- downloads of finished tasks -------------------------------------------------------------------------
+
+  route(app, 'GET', `${DOWNLOADS_PREFIX}/:file`, (c) => {
+    const file = param(c, 'file');
+    const found = tasks.download(file);
+    if (!found.ok) {
+      return found.status === 410
+        ? respond(c, { status: 410, type: 'DOWNLOAD_EXPIRED', message: `The link to ${file} has expired.` })
+        : respond(c, { status: 404, type: 'NOT_FOUND', message: `No finished task file ${file}.` });
+    }
+    const body = typeof found.body === 'string' ? found.body : new Uint8Array(found.body).buffer;
+    return c.body(body, 200, {
+      'content-type': found.type,
+      'content-disposition': `attachment; filename="${found.name}"`,
+    });
+  });
+}
