@@ -17,7 +17,7 @@ import {
 import { ALL_SCOPES } from '../../src/services/store/emulator/auth.js';
 import { STORE_BODIES, type StoreBodyName } from '../../src/services/store/schemas/index.js';
 import { type Connected, errorOf } from './harness.js';
-import { connectStore, type StoreEmulatorHandle, startStore } from './storeHarness.js';
+import { connectStore, type StoreEmulatorHandle, startStore, storeTools } from './storeHarness.js';
 
 const T = (name: string) => `StoreApi.${name}`;
 const json = (value: unknown) => JSON.stringify(value);
@@ -49,19 +49,10 @@ describe('StoreApi audit log, eDiscovery and change event tools end to end', () 
   let auditTaskId: string;
   let exportId: string;
 
-  const call = (tool: string, args: Record<string, unknown> = {}, client = mcp) => client.call(T(tool), args);
-  const ok = async (tool: string, args: Record<string, unknown> = {}): Promise<Loose> => {
-    const result = await call(tool, args);
-    if (result.isError) throw new Error(`${tool}: ${result.text}`);
-    return result.structured;
-  };
-  const exec = (tool: string, args: Record<string, unknown>, body: unknown) =>
-    ok(tool, { mode: 'execute', ...args, request_body: json(body) });
-  const lastRequest = async () => {
-    const requests = await upstream.requests();
-    expect(requests).toHaveLength(1);
-    return requests[0]!;
-  };
+  const { call, ok, exec, lastRequest } = storeTools(
+    () => mcp,
+    () => upstream,
+  );
 
   beforeAll(async () => {
     clock = manualClock(NOW);

@@ -11,7 +11,7 @@ import type { UserGroupDoc, UserProfileDoc } from '../../src/services/store/emul
 import { ADMIN_SEED } from '../../src/services/store/emulator/admin/seed.js';
 import { STORE_BODIES, type StoreBodyName } from '../../src/services/store/schemas/index.js';
 import { type Connected, errorOf } from './harness.js';
-import { connectStore, type StoreEmulatorHandle, startStore } from './storeHarness.js';
+import { connectStore, type StoreEmulatorHandle, startStore, storeTools } from './storeHarness.js';
 
 const T = (name: string) => `StoreApi.${name}`;
 const json = (value: unknown) => JSON.stringify(value);
@@ -48,19 +48,10 @@ describe('StoreApi SCIM tools end to end', () => {
   let created: string;
   let design: string;
 
-  const call = (tool: string, args: Record<string, unknown> = {}) => mcp.call(T(tool), args);
-  const ok = async (tool: string, args: Record<string, unknown> = {}) => {
-    const result = await call(tool, args);
-    if (result.isError) throw new Error(`${tool}: ${result.text}`);
-    return result.structured;
-  };
-  const exec = (tool: string, args: Record<string, unknown>, body: unknown) =>
-    ok(tool, { mode: 'execute', ...args, request_body: json(body) });
-  const lastRequest = async () => {
-    const requests = await upstream.requests();
-    expect(requests).toHaveLength(1);
-    return requests[0]!;
-  };
+  const { call, ok, exec, lastRequest } = storeTools(
+    () => mcp,
+    () => upstream,
+  );
   const profile = async (id: string) =>
     (await upstream.state<UserProfileDoc>('user_profiles')).find((p) => p.id === id);
   const groupDoc = async (id: string) =>

@@ -10,7 +10,7 @@ import { ADMIN_SEED } from '../../src/services/store/emulator/admin/seed.js';
 import { ALL_SCOPES } from '../../src/services/store/emulator/auth.js';
 import { STORE_BODIES, type StoreBodyName } from '../../src/services/store/schemas/index.js';
 import { type Connected, errorOf } from './harness.js';
-import { connectStore, type StoreEmulatorHandle, startStore } from './storeHarness.js';
+import { connectStore, type StoreEmulatorHandle, startStore, storeTools } from './storeHarness.js';
 
 const T = (name: string) => `StoreApi.${name}`;
 const json = (value: unknown) => JSON.stringify(value);
@@ -43,18 +43,10 @@ describe('StoreApi workspace tools end to end', () => {
   /** The workspace the tests create, fill and finally delete. */
   let created: string;
 
-  const ok = async (tool: string, args: Record<string, unknown> = {}) => {
-    const result = await mcp.call(T(tool), args);
-    if (result.isError) throw new Error(`${tool}: ${result.text}`);
-    return result.structured;
-  };
-  const exec = (tool: string, args: Record<string, unknown>, body: unknown) =>
-    ok(tool, { mode: 'execute', ...args, request_body: json(body) });
-  const lastRequest = async () => {
-    const requests = await upstream.requests();
-    expect(requests).toHaveLength(1);
-    return requests[0]!;
-  };
+  const { ok, exec, lastRequest } = storeTools(
+    () => mcp,
+    () => upstream,
+  );
   const workspaceDoc = async (id: string) =>
     (await upstream.state<WorkspaceAdminDoc>('workspace_admin')).find((w) => w.id === id);
   const baseNamed = async (name: string) =>

@@ -42,3 +42,30 @@ export async function connectStore(kind: Transport, env: StoreEnv): Promise<Conn
   const server = await serveHttp(buildToolSet([runtime]), { host: '127.0.0.1', port: 0 });
   return connectClient(new StreamableHTTPClientTransport(new URL(server.url)), () => server.close());
 }
+
+/** Structured tool results, read field by field in assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: results are asserted field by field, not typed.
+type Structured = any;
+
+/**
+ * Calling StoreApi tools in the end-to-end files: `call` (any result), `ok` (the structured result, or a thrown
+ * error naming the tool), `exec` (schema mode's execute with a JSON body) and `lastRequest` (the one upstream
+ * request the emulator logged). Getters, because the files connect in beforeAll.
+ */
+export function storeTools(mcp: () => Connected, upstream: () => StoreEmulatorHandle) {
+  const call = (tool: string, args: Record<string, unknown> = {}, client = mcp()) =>
+    client.call(`StoreApi.${tool}`, args);
+  const ok = async (tool: string, args: Record<string, unknown> = {}): Promise<Structured> => {
+    const result = await call(tool, args);
+    if (result.isError) throw new Error(`${tool}: ${result.text}`);
+    return result.structured;
+  };
+  const exec = (tool: string, args: Record<string, unknown>, body: unknown) =>
+    ok(tool, { mode: 'execute', ...args, request_body: JSON.stringify(body) });
+  const lastRequest = async () => {
+    const requests = await upstream().requests();
+    if (requests.length !== 1) throw new Error(`expected one upstream request, saw ${requests.length}`);
+    return requests[0]!;
+  };
+  return { call, ok, exec, lastRequest };
+}
