@@ -48,12 +48,26 @@ export interface StoreConfig {
   timeoutMs?: number;
 }
 
-export function storeConfigFromEnv(env: NodeJS.ProcessEnv = process.env): StoreConfig {
+/**
+ * Where a call's store token comes from besides STORE_ACCESS_TOKEN, which wins when set:
+ * - `userToken`: the calling person's own token, over HTTP with per-user OAuth (src/runtime/auth/);
+ * - `savedToken`: the token `switchboard login store` saved for the one person using stdio.
+ */
+export interface StoreTokenSources {
+  userToken?: TokenSource;
+  savedToken?: TokenSource;
+}
+
+export function storeConfigFromEnv(
+  env: NodeJS.ProcessEnv = process.env,
+  sources: StoreTokenSources = {},
+): StoreConfig {
   return {
     ...(env.STORE_BASE_URL ? { baseUrl: env.STORE_BASE_URL.replace(/\/+$/, '') } : {}),
     ...(env.STORE_CONTENT_URL ? { contentUrl: env.STORE_CONTENT_URL.replace(/\/+$/, '') } : {}),
     // Read per call, so a rotated token is used without a restart.
-    token: () => env[TOKEN_ENV] || undefined,
+    token: async (call) =>
+      env[TOKEN_ENV] || (await sources.userToken?.(call)) || (await sources.savedToken?.(call)) || undefined,
     clientRateLimits: env.SWITCHBOARD_CLIENT_RATE_LIMITS !== 'off',
     ...(env.SWITCHBOARD_TIMEOUT_MS ? { timeoutMs: Number(env.SWITCHBOARD_TIMEOUT_MS) } : {}),
   };
