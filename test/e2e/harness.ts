@@ -2,6 +2,8 @@
 // the CLI) or Streamable HTTP (a real loopback socket), with the IssueDesk emulator on another loopback socket.
 
 import { spawn } from 'node:child_process';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
@@ -83,7 +85,13 @@ export async function connectCli(
     command: process.execPath,
     args: [...CLI, ...args],
     cwd: ROOT,
-    env: { PATH: process.env.PATH ?? '', SWITCHBOARD_LOG_LEVEL: 'warn', ...defined },
+    env: {
+      PATH: process.env.PATH ?? '',
+      SWITCHBOARD_LOG_LEVEL: 'warn',
+      // Never a saved `switchboard login store` of the machine's user: tests say which credentials they mean.
+      SWITCHBOARD_CREDENTIALS_FILE: join(tmpdir(), 'switchboard-e2e-no-saved-login.json'),
+      ...defined,
+    },
     stderr: 'pipe',
   });
   return connectClient(transport);

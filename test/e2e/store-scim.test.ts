@@ -262,17 +262,19 @@ describe('StoreApi SCIM tools end to end', () => {
   it('DeleteScimUser refuses the caller and a sole owner of a shared workspace, as tool errors saying why', async () => {
     const self = await call('DeleteScimUser', { scim_user_id: user.owner });
     expect(self.isError).toBe(true);
-    expect(errorOf(self).status).toBe(400);
-    expect(errorOf(self).message).toMatch(/whose token makes this request/);
+    expect(errorOf(self).status).toBe(422);
+    expect(errorOf(self).message).toMatch(/Cannot perform deletion operation on own account/);
     const sole = await call('DeleteScimUser', { scim_user_id: user.grace });
     expect(sole.isError).toBe(true);
-    expect(errorOf(sole).message).toContain(ADMIN_SEED.workspaces.research);
-    expect(errorOf(sole).message).toMatch(/make another collaborator an owner/);
+    expect(errorOf(sole).status).toBe(422);
+    expect(errorOf(sole).message).toMatch(
+      /Cannot delete the sole owner of a workspace containing multiple collaborators/,
+    );
     expect(await userRow(user.owner)).toBeDefined();
     expect(await userRow(user.grace)).toBeDefined();
     expect((await upstream.requests()).map((r) => [r.method, r.path, r.status])).toEqual([
-      ['DELETE', `/scim/v2/Users/${user.owner}`, 400],
-      ['DELETE', `/scim/v2/Users/${user.grace}`, 400],
+      ['DELETE', `/scim/v2/Users/${user.owner}`, 422],
+      ['DELETE', `/scim/v2/Users/${user.grace}`, 422],
     ]);
   });
 

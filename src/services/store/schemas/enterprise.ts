@@ -78,11 +78,15 @@ export const createEdiscoveryExportBody = z
 
 const targetAccount = accountId('Destination enterprise account (ent…), in the same organization.');
 
+/** The upstream moves at most 100 groups or workspaces per request. */
+export const MOVE_MAX = 100;
+
 export const moveUserGroupsBody = z
   .strictObject({
     groupIds: z
       .array(z.string().min(1))
       .min(1, { error: 'give at least one group id' })
+      .max(MOVE_MAX, { error: `at most ${MOVE_MAX} groups per move; split the list` })
       .meta({ description: 'User groups to move (ugp…).' }),
     targetEnterpriseAccountId: targetAccount,
   })
@@ -96,6 +100,7 @@ export const moveWorkspacesBody = z
     workspaceIds: z
       .array(z.string().min(1))
       .min(1, { error: 'give at least one workspace id' })
+      .max(MOVE_MAX, { error: `at most ${MOVE_MAX} workspaces per move; split the list` })
       .meta({ description: 'Workspaces to move (wsp…).' }),
     targetEnterpriseAccountId: targetAccount,
     replacementOwnerId: z

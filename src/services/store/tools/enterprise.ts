@@ -75,8 +75,11 @@ export const ENTERPRISE_TOOLS = [
       event_type: z.string().optional().describe('Only this event type, e.g. createBase.'),
       filter_by_originating_user_id: z.string().optional().describe('Only events by this user (usr…).'),
       model_identifier: z.string().optional().describe('Only events on this object id.'),
-      next_page_token: z.string().optional().describe('pagination.next from the previous page.'),
-      previous_event_marker: z.string().optional().describe('pagination.previous, to page backwards.'),
+      next_page_token: z.string().optional().describe('pagination.next: the page of newer events.'),
+      previous_event_marker: z
+        .string()
+        .optional()
+        .describe('pagination.previous: the page of older events (the next page when newest first).'),
       page_size: z.int().min(1).max(1000).optional().describe('Events per page, 1 to 1000 (default 10).'),
       sort_order: z.enum(['ascending', 'descending']).optional().describe('Default descending.'),
     }),

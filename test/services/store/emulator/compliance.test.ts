@@ -190,7 +190,7 @@ describe('GET auditLogEvents', () => {
     });
   });
 
-  it('pages forwards with next and back with previous, across events sharing a timestamp', async () => {
+  it('pages to older events with previous and back to newer ones with next, across events sharing a timestamp', async () => {
     // 37 events by the bot (no seeded event is), three per hour: ties broken by insertion order.
     const recorded = Array.from({ length: 37 }, (_, i) =>
       record({ modelId: `m${i}`, timestamp: iso(now - (Math.floor(i / 3) + 1) * HOUR) }),
@@ -200,33 +200,35 @@ describe('GET auditLogEvents', () => {
       .sort((a, b) => Math.floor(a / 3) - Math.floor(b / 3) || b - a)
       .map((i) => `m${i}`);
     const filter = `originatingUserId=${S.bot}&pageSize=4`;
+    // Newest first (the default), the older pages are reached with previous (the upstream's pointers go by
+    // time: previous to older events, next to newer ones).
     const pages: Loose[] = [];
-    let next: string | undefined;
+    let previous: string | undefined;
     do {
       const page = await okBody(
-        get(ent(S.root, `/auditLogEvents?${filter}${next ? `&next=${q(next)}` : ''}`)),
+        get(ent(S.root, `/auditLogEvents?${filter}${previous ? `&previous=${q(previous)}` : ''}`)),
       );
       pages.push(page);
-      next = page.pagination.next;
-    } while (next && pages.length < 20);
+      previous = page.pagination.previous;
+    } while (previous && pages.length < 20);
     expect(pages).toHaveLength(10);
     expect(pages.flatMap((p) => p.events.map((e: Loose) => e.modelId))).toEqual(expected);
-    expect(pages[0].pagination.previous).toBeUndefined();
-    expect(pages.at(-1).pagination.next).toBeUndefined();
+    expect(pages[0].pagination.next).toBeUndefined();
+    expect(pages.at(-1).pagination.previous).toBeUndefined();
     expect(pages.at(-1).events).toHaveLength(1);
 
-    // Back from the last page to the first with previous: the same pages, in reverse.
+    // Back from the last page to the first with next: the same pages, in reverse.
     const back: Loose[] = [pages.at(-1)];
-    let previous: string | undefined = pages.at(-1).pagination.previous;
-    while (previous && back.length < 20) {
-      const page = await okBody(get(ent(S.root, `/auditLogEvents?${filter}&previous=${q(previous)}`)));
+    let next: string | undefined = pages.at(-1).pagination.next;
+    while (next && back.length < 20) {
+      const page = await okBody(get(ent(S.root, `/auditLogEvents?${filter}&next=${q(next)}`)));
       back.push(page);
-      previous = page.pagination.previous;
+      next = page.pagination.next;
     }
     expect(back.reverse().map((p) => p.events.map((e: Loose) => e.modelId))).toEqual(
       pages.map((p) => p.events.map((e: Loose) => e.modelId)),
     );
-    // A page reached with previous points onwards exactly like the page it stands for.
+    // A page reached with next points both ways exactly like the page it stands for.
     expect(back[3].pagination).toEqual(pages[3].pagination);
 
     // Ascending walks the same events oldest first.
@@ -288,7 +290,7 @@ describe('GET auditLogEvents', () => {
     for (let i = 0; i < 12; i++) record({ modelId: `r${i}`, timestamp: iso(now - (i + 1) * HOUR) });
     const byDefault = await okBody(get(ent(S.root, `/auditLogEvents?originatingUserId=${S.bot}`)));
     expect(byDefault.events).toHaveLength(10);
-    expect(byDefault.pagination.next).toEqual(expect.any(String));
+    expect(byDefault.pagination.previous).toEqual(expect.any(String));
     expect((await okBody(get(ent(S.root, '/auditLogEvents?pageSize=1000')))).events).toHaveLength(16);
     for (const bad of ['0', '1001', 'ten', '2.5', '-1']) {
       const reply = await get(ent(S.root, `/auditLogEvents?pageSize=${bad}`));
@@ -320,21 +322,21 @@ describe('GET auditLogEvents', () => {
   it('refuses cursors it did not mint, or minted for another account or sort order', async () => {
     for (let i = 0; i < 3; i++) record({ modelId: `c${i}`, timestamp: iso(now - (i + 1) * HOUR) });
     const first = await okBody(get(ent(S.root, '/auditLogEvents?pageSize=1')));
-    const next: string = first.pagination.next;
-    expect(next).toEqual(expect.any(String));
+    const older: string = first.pagination.previous;
+    expect(older).toEqual(expect.any(String));
     const bad = [
       `next=garbage!`,
       `next=${q(Buffer.from('{"v":1}').toString('base64url'))}`,
       `previous=${q('bm90IGEgY3Vyc29y')}`,
-      `next=${q(next)}&sortOrder=ascending`,
-      `next=${q(next)}&previous=${q(next)}`,
+      `next=${q(older)}&sortOrder=ascending`,
+      `next=${q(older)}&previous=${q(older)}`,
     ];
     for (const query of bad) {
       expectRefused(await get(ent(S.root, `/auditLogEvents?${query}`)), 422, 'INVALID_REQUEST_UNKNOWN');
     }
     // The root's cursor is not the descendant's.
     expectRefused(
-      await get(ent(S.europe, `/auditLogEvents?next=${q(next)}`), EMILIE),
+      await get(ent(S.europe, `/auditLogEvents?next=${q(older)}`), EMILIE),
       422,
       'INVALID_REQUEST_UNKNOWN',
     );
@@ -420,6 +422,7 @@ describe('audit log requests', () => {
       id: expect.stringMatching(/^alt/),
       state: 'pending',
       createdTime: NOW,
+      createdByUserId: S.owner,
       timePeriod: '2025-05',
     });
     expect(emulator.admin.state.get('auditLogTask', task.id)).toMatchObject({
@@ -441,6 +444,7 @@ describe('audit log requests', () => {
       id: task.id,
       state: 'done',
       createdTime: NOW,
+      createdByUserId: S.owner,
       timePeriod: '2025-05',
       data: { logFileUrls: [`http://localhost/_emulator/downloads/${task.id}-1.json`] },
     });

@@ -577,7 +577,8 @@ describe('DELETE users/{userId}', () => {
     expect(emulator.store.directPermissionOf(ids.roadmap, ids.ada)).toBe('edit');
     const reply = await call(emulator, 'DELETE', ent(ids.root, `/users/${ids.ada}`));
     expect(reply.status).toBe(200);
-    expect(reply.body).toEqual({ id: ids.ada, deleted: true });
+    // delete-user-by-id: "This endpoint returns an empty response on success."
+    expect(reply.body).toEqual({});
     expect(emulator.store.schema().userById.has(ids.ada)).toBe(false);
     expect(emulator.store.directPermissionOf(ids.roadmap, ids.ada)).toBe('none');
     expect(state().get('base', ids.roadmap)?.userGrants[ids.ada]).toBeUndefined();
@@ -589,11 +590,23 @@ describe('DELETE users/{userId}', () => {
     expect(profile(ids.ada)).toBeUndefined();
   });
 
-  it('refuses unmanaged users, oneself, users outside the account and non-admins', async () => {
+  it('refuses unmanaged users, oneself, sole owners, users outside the account and non-admins', async () => {
+    // The documented refusals of delete-user-by-id: 403 INVALID_PERMISSIONS in the upstream's words.
     const unmanaged = await call(emulator, 'DELETE', ent(ids.root, `/users/${ids.alan}`));
-    expect(unmanaged.status).toBe(422);
-    expect(unmanaged.body.error.message).toContain('managed');
-    expect((await call(emulator, 'DELETE', ent(ids.root, `/users/${ids.owner}`))).status).toBe(422);
+    expect(unmanaged.status).toBe(403);
+    expect(unmanaged.body.error).toEqual({
+      type: 'INVALID_PERMISSIONS',
+      message: 'User is not managed by the enterprise account',
+    });
+    const self = await call(emulator, 'DELETE', ent(ids.root, `/users/${ids.owner}`));
+    expect(self.status).toBe(403);
+    expect(self.body.error.message).toBe('Cannot perform action on self');
+    const soleOwner = await call(emulator, 'DELETE', ent(ids.root, `/users/${ids.grace}`));
+    expect(soleOwner.status).toBe(403);
+    expect(soleOwner.body.error.message).toBe(
+      'Cannot delete sole owner of a workspace with other collaborators',
+    );
+    expect(emulator.store.schema().userById.has(ids.grace)).toBe(true);
     expect((await call(emulator, 'DELETE', ent(ids.root, `/users/${ids.pat}`))).status).toBe(404);
     expectModelNotFound(await call(emulator, 'DELETE', ent(ids.root, `/users/${ids.grace}`), { token: ADA }));
     expectModelNotFound(
@@ -870,9 +883,12 @@ describe('POST users/{userId}/remove', () => {
   });
 
   it('refuses oneself, an invalid body naming the field, an unknown user and missing rights', async () => {
-    expect(
-      (await call(emulator, 'POST', ent(ids.root, `/users/${ids.owner}/remove`), { body: {} })).status,
-    ).toBe(422);
+    const self = await call(emulator, 'POST', ent(ids.root, `/users/${ids.owner}/remove`), { body: {} });
+    expect(self.status).toBe(403);
+    expect(self.body.error).toEqual({
+      type: 'INVALID_PERMISSIONS',
+      message: 'You are not permitted to perform this operation on yourself',
+    });
     const invalid = await call(emulator, 'POST', ent(ids.root, `/users/${ids.alan}/remove`), {
       body: { isDryRun: 'yes' },
     });

@@ -50,12 +50,16 @@ export interface Position {
 export interface AuditQuery extends AuditFilter {
   pageSize: number;
   sortOrder: SortOrder;
-  /** Continue after the `next` position, or before the `previous` one, in the sort order. */
+  /**
+   * Continue onwards from the position ('next') or backwards from it ('previous'), in the sort order; the
+   * request's time-named pointers are mapped to these by inSortOrder.
+   */
   cursor?: { kind: 'next' | 'previous'; position: Position };
 }
 
 export interface AuditPage {
   rows: AuditEventRow[];
+  /** Pointers by time, as the upstream names them: `next` to newer events, `previous` to older ones. */
   next?: string;
   previous?: string;
 }
@@ -185,7 +189,7 @@ export function parseAuditQuery(
         ),
       );
     }
-    cursor = { kind, position };
+    cursor = { kind: inSortOrder(kind, sortOrder), position };
   }
 
   return ok({
@@ -201,6 +205,17 @@ export function parseAuditQuery(
 }
 
 // --- cursors ---------------------------------------------------------------------------------------------
+
+/**
+ * The upstream's pointers go by time, whatever the sort order: `previous` reaches the older events, `next` the
+ * newer ones (audit-log-events reference; pyairtable follows `previous` in descending order). A page here
+ * continues onwards ('next') or backwards ('previous') in its sort order, and newest first onwards is older: in
+ * descending order the names swap. The mapping is its own inverse, so it serves both ways.
+ */
+function inSortOrder(kind: 'next' | 'previous', sortOrder: SortOrder): 'next' | 'previous' {
+  if (sortOrder === 'ascending') return kind;
+  return kind === 'next' ? 'previous' : 'next';
+}
 
 interface CursorBody {
   v: 1;
@@ -381,10 +396,12 @@ export class AuditLogReader {
     moreAfter ??= this.#exists(query, forward, at(last));
     moreBefore ??= this.#exists(query, backward, at(first));
     const cursor = (r: RawRow) => encodeCursor(query.account.id, query.sortOrder, at(r));
+    const onwards = inSortOrder('next', query.sortOrder);
+    const backwards = inSortOrder('previous', query.sortOrder);
     return {
       rows: raw.map(rowOf),
-      ...(moreAfter ? { next: cursor(last) } : {}),
-      ...(moreBefore ? { previous: cursor(first) } : {}),
+      ...(moreAfter ? { [onwards]: cursor(last) } : {}),
+      ...(moreBefore ? { [backwards]: cursor(first) } : {}),
     };
   }
 

@@ -216,6 +216,7 @@ export class ComplianceTasks {
       id: doc.id,
       state: status.state,
       createdTime: doc.createdTime,
+      createdByUserId: doc.createdByUserId,
       timePeriod: doc.timePeriod,
       ...(doc.filter === null ? {} : { filter: doc.filter }),
       ...(status.state === 'done'

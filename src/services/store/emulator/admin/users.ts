@@ -102,6 +102,21 @@ export function soleOwnedWorkspaces(
 }
 
 /**
+ * Workspaces (of any account) in which the user is the only owner while others collaborate: deleting the user
+ * would leave them without an owner, so the upstream refuses (delete-user-by-id, delete-scim-user).
+ */
+export function soleOwnedSharedWorkspaces(deps: AdminRouteDeps, userId: string): string[] {
+  return deps.state
+    .list('workspace')
+    .filter((w) => {
+      const owners = deps.state.ownersOf(w.id);
+      const others = Object.keys(w.users).some((id) => id !== userId) || Object.keys(w.groups).length > 0;
+      return owners.length === 1 && owners[0] === userId && others;
+    })
+    .map((w) => w.id);
+}
+
+/**
  * Unshares the user from every workspace, base and interface of the accounts and takes away admin access where
  * the user administers one of them, answering in the upstream's UserRemoved shape. A workspace the user is the
  * sole owner of goes to `replacementOwnerId` (listed under `shared.workspaces`); callers check

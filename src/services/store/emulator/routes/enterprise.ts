@@ -20,13 +20,21 @@ import type {
   WorkspaceLevel,
 } from '../admin/model.js';
 import type { AdminState } from '../admin/state.js';
-import { deleteUserEverywhere, soleOwnedWorkspaces, unshareEverywhere } from '../admin/users.js';
+import {
+  deleteUserEverywhere,
+  soleOwnedSharedWorkspaces,
+  soleOwnedWorkspaces,
+  unshareEverywhere,
+} from '../admin/users.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import type { UserRow } from '../model.js';
 import { checkBody } from '../requestBodies.js';
 import { arrayParam, type Ctx, param, readBody, readJson, route } from './common.js';
 
 const ENT = '/v0/meta/enterpriseAccounts/:enterpriseAccountId';
+
+/** Ids one move may carry (move-user-groups, move-workspaces: "Up to 100 … can be provided"). */
+const MOVE_MAX_IDS = 100;
 
 // --- errors -------------------------------------------------------------------------------------------------
 
@@ -58,6 +66,11 @@ function hubRequired(what: string): StoreError {
     type: 'INVALID_PERMISSIONS',
     message: `You are not permitted to ${what}: it needs a root enterprise account with Enterprise Hub`,
   };
+}
+
+/** The upstream's documented 403 refusals of user changes (delete-user-by-id, remove-user-from-enterprise). */
+function forbidden(message: string): StoreError {
+  return { status: 403, type: 'INVALID_PERMISSIONS', message };
 }
 
 const send = (c: Ctx, error: StoreError): Response => respond(c, error);
@@ -442,6 +455,9 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
     if (!admin.ok) return admin.response;
     const body = await readBody(c, 'moveUserGroups');
     if (!body.ok) return send(c, body.error);
+    if ((body.value.groupIds as string[]).length > MOVE_MAX_IDS) {
+      return send(c, invalid(`groupIds takes up to ${MOVE_MAX_IDS} ids.`));
+    }
     const { account, principal } = admin.value;
     const target = moveTarget(
       c,
@@ -478,6 +494,9 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
     if (!admin.ok) return admin.response;
     const body = await readBody(c, 'moveWorkspaces');
     if (!body.ok) return send(c, body.error);
+    if ((body.value.workspaceIds as string[]).length > MOVE_MAX_IDS) {
+      return send(c, invalid(`workspaceIds takes up to ${MOVE_MAX_IDS} ids.`));
+    }
     const { account, principal } = admin.value;
     const target = moveTarget(
       c,
@@ -665,16 +684,16 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
     const { account, principal } = admin.value;
     const found = userInScope(deps, account, param(c, 'userId'));
     if (!found) return send(c, userNotFound(param(c, 'userId'), account.id));
+    // The documented refusals, in the upstream's words; success is an empty answer.
+    if (found.user.id === principal.userId) return send(c, forbidden('Cannot perform action on self'));
     if (!found.profile.isManaged) {
-      return send(
-        c,
-        invalid(`only managed users can be deleted; ${found.user.id} is not managed by the enterprise.`),
-      );
+      return send(c, forbidden('User is not managed by the enterprise account'));
     }
-    // Deleting oneself would leave the caller without an account mid-request.
-    if (found.user.id === principal.userId) return send(c, invalid('you cannot delete your own user.'));
+    if (soleOwnedSharedWorkspaces(deps, found.user.id).length > 0) {
+      return send(c, forbidden('Cannot delete sole owner of a workspace with other collaborators'));
+    }
     deleteUserEverywhere(deps, found.user.id);
-    return c.json({ id: found.user.id, deleted: true });
+    return c.json({});
   });
 
   route(app, 'DELETE', `${ENT}/users`, (c) => {
@@ -702,6 +721,12 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
         });
       } else if (found.user.id === principal.userId) {
         errorsOut.push({ type: 'CANNOT_DELETE_SELF', email, message: 'You cannot delete your own user' });
+      } else if (soleOwnedSharedWorkspaces(deps, found.user.id).length > 0) {
+        errorsOut.push({
+          type: 'INVALID_PERMISSIONS',
+          email,
+          message: 'Cannot delete sole owner of a workspace with other collaborators',
+        });
       } else {
         deleteUserEverywhere(deps, found.user.id);
         deletedUsers.push({ id: found.user.id, email: found.user.email });
@@ -875,8 +900,9 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
     const userId = param(c, 'userId');
     // Anyone with access to the enterprise's assets can be removed, collaborators from outside it too.
     if (!store.schema().userById.has(userId)) return send(c, userNotFound(userId, account.id));
-    if (userId === principal.userId)
-      return send(c, invalid('you cannot remove yourself from the enterprise.'));
+    if (userId === principal.userId) {
+      return send(c, forbidden('You are not permitted to perform this operation on yourself'));
+    }
     const options = body.value as {
       isDryRun?: boolean | null;
       replacementOwnerId?: string | null;

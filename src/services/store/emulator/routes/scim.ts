@@ -35,7 +35,7 @@ import {
   type ScimResourceType,
   scimSchemaOf,
 } from '../admin/scimFilter.js';
-import { deleteUserEverywhere } from '../admin/users.js';
+import { deleteUserEverywhere, soleOwnedSharedWorkspaces } from '../admin/users.js';
 import type { Principal } from '../auth.js';
 import type { UserRow } from '../model.js';
 import { type Ctx, param, readBody, readJson, route } from './common.js';
@@ -888,23 +888,14 @@ export function registerScimRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps)
   scimRoute(app, deps, 'DELETE', `${USERS}/:userId`, (c, caller) => {
     const entry = findUser(deps, caller, param(c, 'userId'));
     const userId = entry.user.id;
+    // The documented refusals (delete-scim-user): 422, in the upstream's words.
     if (userId === caller.principal.userId) {
-      throw new ScimProblem(
-        400,
-        `User ${userId} is the admin whose token makes this request and cannot delete itself; delete it with another admin's token.`,
-      );
+      throw new ScimProblem(422, 'Cannot perform deletion operation on own account');
     }
-    const names = deps.store.schema().workspaceById;
-    const soleOwned = state.list('workspace').filter((w) => {
-      const owners = state.ownersOf(w.id);
-      const others = Object.keys(w.users).some((id) => id !== userId) || Object.keys(w.groups).length > 0;
-      return owners.length === 1 && owners[0] === userId && others;
-    });
-    if (soleOwned.length > 0) {
-      const list = soleOwned.map((w) => `${names.get(w.id)?.name ?? w.id} (${w.id})`).join(', ');
+    if (soleOwnedSharedWorkspaces(deps, userId).length > 0) {
       throw new ScimProblem(
-        400,
-        `User ${userId} is the only owner of ${list}, which ${soleOwned.length === 1 ? 'has' : 'have'} other collaborators; make another collaborator an owner first, then delete the user.`,
+        422,
+        'Cannot delete the sole owner of a workspace containing multiple collaborators',
       );
     }
     deleteUserEverywhere(deps, userId);

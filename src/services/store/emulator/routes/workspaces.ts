@@ -35,6 +35,13 @@ CREATE TABLE IF NOT EXISTS workspace_base_order (
 );
 `;
 
+/** The upstream's documented refusal (add-workspace-collaborator): only users own workspaces. */
+const groupOwner = (): StoreError => ({
+  status: 403,
+  type: 'INVALID_PERMISSIONS',
+  message: 'Groups cannot be the owners of a workspace',
+});
+
 // Refusals the error catalogue has no entry for; the types are the emulator's choice (the upstream documents
 // neither the refusal nor its body).
 const workspaceNotEmpty = (count: number): StoreError => ({
@@ -300,6 +307,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
           );
         }
       } else {
+        if (entry.permissionLevel === 'owner') return respond(c, groupOwner());
         const group = state.get('group', id);
         if (!group)
           return respond(c, errors.invalidRequest(`${where}.group.id: there is no user group ${id}.`));
@@ -366,6 +374,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
     const body = await readBody(c, 'updateWorkspaceCollaborator');
     if (!body.ok) return respond(c, body.error);
     const next = body.value.permissionLevel as WorkspaceLevel;
+    if (kind === 'groups' && next === 'owner') return respond(c, groupOwner());
     const own = levelIn(admin, principal.userId);
     const refused =
       changeRefusal(own, grant.permissionLevel, id === principal.userId) ?? grantRefusal(own, next);
