@@ -4,12 +4,29 @@
 import type { ToolSet } from '../runtime/toolset.js';
 import type { RunningEmulator } from '../services/registry.js';
 
+/** What protects the MCP endpoint beyond the Host and Origin checks. */
+export type HttpProtection =
+  | { kind: 'none' }
+  | { kind: 'bearer' }
+  | { kind: 'oauth'; issuer: string; resource: string; upstream: string };
+
+function describeProtection(protection: HttpProtection): string {
+  switch (protection.kind) {
+    case 'oauth':
+      return `OAuth: each person signs in through the data store (${protection.upstream}); authorization server ${protection.issuer}`;
+    case 'bearer':
+      return 'static bearer token (SWITCHBOARD_HTTP_TOKEN)';
+    default:
+      return 'none beyond loopback (Host and Origin checks)';
+  }
+}
+
 export function printBanner(info: {
   url: string;
   toolSet: ToolSet;
   sandbox: boolean;
   emulators: { id: string; emulator: RunningEmulator }[];
-  bearer: boolean;
+  protection: HttpProtection;
 }): void {
   const prefixes = [...new Set(info.toolSet.tools.map((tool) => tool.specName.split('.')[0]))].join(', ');
   const config = {
@@ -17,7 +34,9 @@ export function printBanner(info: {
       switchboard: {
         type: 'http',
         url: info.url,
-        ...(info.bearer ? { headers: { Authorization: 'Bearer <SWITCHBOARD_HTTP_TOKEN>' } } : {}),
+        ...(info.protection.kind === 'bearer'
+          ? { headers: { Authorization: 'Bearer <SWITCHBOARD_HTTP_TOKEN>' } }
+          : {}),
       },
     },
   };
@@ -25,6 +44,7 @@ export function printBanner(info: {
     `Switchboard ${info.sandbox ? 'sandbox ' : ''}is serving ${info.toolSet.tools.length} tools (${prefixes}).`,
     '',
     `  MCP endpoint (Streamable HTTP): ${info.url}`,
+    `  Protection: ${describeProtection(info.protection)}`,
   ];
   for (const { id, emulator } of info.emulators) {
     const creds = Object.entries(emulator.credentials)

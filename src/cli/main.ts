@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The `switchboard` command: `serve` MCP tools, `emulate` upstream APIs. Flag parsing only; the work is done by
-// the runtime and the service registry.
+// The `switchboard` command: `serve` MCP tools, `emulate` upstream APIs, `login` to one's own store account. Flag
+// parsing only; the work is done by the runtime, the service registry and login.ts.
 
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { runEmulate } from './emulate.js';
+import { runLogin } from './login.js';
 import { runServe } from './serve.js';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -33,7 +34,10 @@ program
   .option('--host <host>', 'HTTP address to bind', '127.0.0.1')
   .option('--port <port>', 'HTTP port (0 picks a free one)', integer('--port', 0, 65535), 8787)
   .option('--sandbox', 'run against built-in emulators with seeded data; no credentials needed', false)
-  .option('--data-dir <dir>', 'sandbox data folder (SQLite files), or :memory:')
+  .option(
+    '--data-dir <dir>',
+    'data folder: sandbox emulators and the OAuth state (SQLite files), or :memory:',
+  )
   .option('--reset', 'sandbox: reseed the emulators', false)
   .option('--seed <n>', 'sandbox: seed for generated data', integer('--seed', 0))
   .option('--read-only', 'only tools that change nothing (readOnlyHint true)', false)
@@ -64,6 +68,25 @@ program
   .addOption(new Option('--region <region>', "messaging: the account's region").choices(['us', 'eu']))
   .action(async (services: string[], options) => {
     await runEmulate(services, options);
+  });
+
+program
+  .command('login')
+  .description(
+    'Connect your own data store account through the browser (OAuth); `serve store` then uses and renews it.',
+  )
+  .argument('<service>', 'the service to connect: store')
+  .option(
+    '--port <port>',
+    'loopback port for the browser redirect (0 picks a free one)',
+    integer('--port', 0, 65535),
+    0,
+  )
+  .option('--no-browser', 'print the address to open instead of opening a browser')
+  .option('--status', 'show who the saved login is for, and stop', false)
+  .option('--timeout <seconds>', 'how long to wait for the browser', integer('--timeout', 1, 3600), 300)
+  .action(async (service: string, options) => {
+    await runLogin(service, options);
   });
 
 program.parseAsync(process.argv).catch((error: unknown) => {

@@ -3,13 +3,19 @@
 
 import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
 import { errorResult, successResult } from './result.js';
+import type { Principal } from './tool.js';
 import type { ToolSet } from './toolset.js';
 import { validateArguments } from './validate.js';
 
 export const SERVER_NAME = 'switchboard';
 export const SERVER_VERSION = '0.1.0';
 
-export function createMcpServer(toolSet: ToolSet): Server {
+export interface McpServerOptions {
+  /** The verified caller of this HTTP request (per-user OAuth); every tool call it makes runs as them. */
+  principal?: Principal;
+}
+
+export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}): Server {
   const server = new Server(
     { name: SERVER_NAME, version: SERVER_VERSION },
     { capabilities: { tools: {} }, instructions: toolSet.instructions },
@@ -32,6 +38,7 @@ export function createMcpServer(toolSet: ToolSet): Server {
         signal: ctx.mcpReq.signal,
         toolName: tool.name,
         nameStyle: toolSet.nameStyle,
+        ...(options.principal ? { principal: options.principal } : {}),
       });
       return server.projectCallToolResult(successResult(value), undefined);
     } catch (error) {

@@ -24,6 +24,17 @@ export interface ToolCall {
   /** The name this call came in under, so results can name follow-up calls the way this client sees tools. */
   toolName: string;
   nameStyle: 'dotted' | 'underscore';
+  /**
+   * Who is calling, over HTTP with per-user OAuth: the person's upstream user id and the grant their access token
+   * maps to. Per-person credentials are looked up by this verified grant only; absent on stdio and without OAuth.
+   */
+  principal?: Principal;
+}
+
+export interface Principal {
+  /** The person's user id at the upstream that signed them in. */
+  subject: string;
+  grantId: string;
 }
 
 export interface ToolDefinition<Ctx> {

@@ -6,6 +6,7 @@ import type { ServiceRuntime } from '../runtime/tool.js';
 import { createIssueDeskRuntime, issueDeskConfigFromEnv } from './issuedesk/service.js';
 import { createMessagingRuntime, messagingConfigFromEnv } from './messaging/service.js';
 import { createStoreRuntime, storeConfigFromEnv } from './store/service.js';
+import type { TokenSource } from './store/upstream.js';
 
 export interface EmulatorOptions {
   host?: string;
@@ -26,15 +27,30 @@ export interface RunningEmulator {
   close(): Promise<void>;
 }
 
+/** Per-call credentials a runtime can take besides its configuration. */
+export interface RuntimeOptions {
+  /**
+   * The calling person's own token (HTTP with per-user OAuth, src/runtime/auth/). Only services whose entry sets
+   * `takesUserToken` use it; the others keep their organisation-wide credentials.
+   */
+  userToken?: TokenSource;
+}
+
 export interface ServiceEntry {
   id: string;
   title: string;
   /** Credential flags `emulate` accepts for this service. */
   credentialFlags: readonly { flag: string; description: string }[];
-  runtimeFromEnv(env: NodeJS.ProcessEnv): ServiceRuntime;
+  /** Whether each person's calls run with their own token when per-user OAuth is on. */
+  takesUserToken?: boolean;
+  runtimeFromEnv(env: NodeJS.ProcessEnv, options?: RuntimeOptions): ServiceRuntime;
   startEmulator(options: EmulatorOptions): Promise<RunningEmulator>;
   /** The runtime wired to a running emulator (sandbox mode). */
-  runtimeForEmulator(emulator: RunningEmulator, env: NodeJS.ProcessEnv): ServiceRuntime;
+  runtimeForEmulator(
+    emulator: RunningEmulator,
+    env: NodeJS.ProcessEnv,
+    options?: RuntimeOptions,
+  ): ServiceRuntime;
 }
 
 /** The options every emulator takes, without the unset ones. */
@@ -115,7 +131,11 @@ export const SERVICES: readonly ServiceEntry[] = [
     id: 'store',
     title: 'StoreApi (Airtable Web API)',
     credentialFlags: [{ flag: 'token', description: 'access token the emulator accepts, with every scope' }],
-    runtimeFromEnv: (env) => createStoreRuntime(storeConfigFromEnv(env)) as ServiceRuntime,
+    takesUserToken: true,
+    runtimeFromEnv: (env, options) =>
+      createStoreRuntime(
+        storeConfigFromEnv(env, options?.userToken ? { userToken: options.userToken } : {}),
+      ) as ServiceRuntime,
     startEmulator: async (options) => {
       const { startStoreEmulator } = await import('./store/emulator/app.js');
       const running = await startStoreEmulator({
@@ -124,12 +144,13 @@ export const SERVICES: readonly ServiceEntry[] = [
       });
       return { url: running.url, credentials: { token: running.token }, close: running.close };
     },
-    runtimeForEmulator: (emulator, env) =>
+    runtimeForEmulator: (emulator, env, options) =>
       createStoreRuntime({
         ...storeConfigFromEnv(env),
         baseUrl: emulator.url,
         contentUrl: emulator.url,
-        token: () => emulator.credentials.token,
+        // With per-user OAuth, each person's own token (from the emulator's OAuth); else the all-scopes one.
+        token: options?.userToken ?? (() => emulator.credentials.token),
         // Kept on: the emulator enforces the upstream's 5 requests/s per base and its 30 s penalty.
         clientRateLimits: true,
       }) as ServiceRuntime,

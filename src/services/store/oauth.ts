@@ -6,7 +6,7 @@
 
 import { createHash, randomBytes } from 'node:crypto';
 import { ToolError } from '../../runtime/errors.js';
-import { registerSecret } from '../../runtime/secrets.js';
+import { registerSecret, registerTransientSecret } from '../../runtime/secrets.js';
 import { STORE_TOOL_SCOPES } from './scopes.js';
 
 /** The upstream's OAuth host; the API lives on api.airtable.com, the authorization pages on airtable.com. */
@@ -121,7 +121,7 @@ export class StoreOAuthClient {
   }
 
   exchangeCode(options: { code: string; redirectUri: string; codeVerifier: string }): Promise<StoreTokens> {
-    registerSecret(options.code);
+    registerTransientSecret(options.code);
     return this.#token({
       grant_type: 'authorization_code',
       code: options.code,
@@ -188,8 +188,8 @@ export class StoreOAuthClient {
         502,
       );
     }
-    registerSecret(access);
-    registerSecret(refresh);
+    registerTransientSecret(access);
+    registerTransientSecret(refresh);
     const now = Date.now();
     const expiresIn = typeof json.expires_in === 'number' ? json.expires_in : 3600;
     return {

@@ -1,6 +1,7 @@
 // The StoreApi service: its tools, the instructions sent once per session, and its wiring from configuration.
 
 import type { ServiceDefinition, ServiceRuntime, ToolDefinition } from '../../runtime/tool.js';
+import { savedStoreLoginFromEnv } from './credentials.js';
 import { BULK_TABLE_TOOLS } from './tools/bulkTables.js';
 import { COLLABORATION_TOOLS } from './tools/collaboration.js';
 import { ENTERPRISE_TOOLS } from './tools/enterprise.js';
@@ -11,7 +12,7 @@ import { SCIM_TOOLS } from './tools/scim.js';
 import type { StoreContext } from './tools/shared.js';
 import { WEBHOOK_TOOLS } from './tools/webhooks.js';
 import { WORKSPACE_TOOLS } from './tools/workspaces.js';
-import { StoreApi, TOKEN_ENV, type TokenSource } from './upstream.js';
+import { DEFAULT_BASE_URL, StoreApi, TOKEN_ENV, type TokenSource } from './upstream.js';
 
 export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = [
   ...RECORD_TOOLS,
@@ -62,12 +63,22 @@ export function storeConfigFromEnv(
   env: NodeJS.ProcessEnv = process.env,
   sources: StoreTokenSources = {},
 ): StoreConfig {
+  const baseUrl = env.STORE_BASE_URL ? env.STORE_BASE_URL.replace(/\/+$/, '') : undefined;
+  // The saved login (`switchboard login store`) is the default, but never beside per-user tokens: a caller who
+  // has not connected must get "connect first", not the operator's own account. Passing `savedToken` (even
+  // undefined) replaces the default.
+  const savedToken =
+    'savedToken' in sources
+      ? sources.savedToken
+      : sources.userToken
+        ? undefined
+        : savedStoreLoginFromEnv(env, baseUrl ?? DEFAULT_BASE_URL).token;
   return {
-    ...(env.STORE_BASE_URL ? { baseUrl: env.STORE_BASE_URL.replace(/\/+$/, '') } : {}),
+    ...(baseUrl ? { baseUrl } : {}),
     ...(env.STORE_CONTENT_URL ? { contentUrl: env.STORE_CONTENT_URL.replace(/\/+$/, '') } : {}),
     // Read per call, so a rotated token is used without a restart.
     token: async (call) =>
-      env[TOKEN_ENV] || (await sources.userToken?.(call)) || (await sources.savedToken?.(call)) || undefined,
+      env[TOKEN_ENV] || (await sources.userToken?.(call)) || (await savedToken?.(call)) || undefined,
     clientRateLimits: env.SWITCHBOARD_CLIENT_RATE_LIMITS !== 'off',
     ...(env.SWITCHBOARD_TIMEOUT_MS ? { timeoutMs: Number(env.SWITCHBOARD_TIMEOUT_MS) } : {}),
   };

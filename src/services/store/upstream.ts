@@ -54,8 +54,8 @@ export class StoreApi {
     if (!token) {
       throw new ToolError({
         kind: 'missing_secret',
-        message: `The StoreApi server has no access token: ${TOKEN_ENV} is not set.`,
-        hint: `Set ${TOKEN_ENV} to a personal access token (or an OAuth access token) with the scopes the tools need, then restart the server, or run with --sandbox to use the local emulator.`,
+        message: `The StoreApi server has no access token: ${TOKEN_ENV} is not set, and there is no saved login.`,
+        hint: `Run \`switchboard login store\` once to connect your data store account through the browser (the server then uses and renews that login), or set ${TOKEN_ENV} to a personal access token (or an OAuth access token) with the scopes the tools need and restart the server, or run with --sandbox to use the local emulator.`,
         retryable: false,
       });
     }
