@@ -26,6 +26,7 @@ import {
   StoreOAuthClient,
 } from '../services/store/oauth.js';
 import { DEFAULT_BASE_URL, TOKEN_ENV } from '../services/store/upstream.js';
+import { escapeHtml } from '../text/html.js';
 
 export const DEFAULT_LOGIN_TIMEOUT_MS = 5 * 60_000;
 const CALLBACK_PATH = '/callback';
@@ -129,17 +130,6 @@ function sameString(a: string, b: string): boolean {
   const x = Buffer.from(a);
   const y = Buffer.from(b);
   return x.length === y.length && timingSafeEqual(x, y);
-}
-
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
 }
 
 /** The small page the browser shows when it comes back; everything in it is escaped and no token is in it. */

@@ -70,8 +70,28 @@ const ESCAPES: Readonly<Record<string, string>> = {
   "'": '&#39;',
 };
 
-function escapeHtml(text: string): string {
+/** Text and attribute values alike: everything placed in HTML goes through this. */
+export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
+}
+
+/** A small standalone page (consent and result pages): the title is escaped, `body` must already be safe HTML. */
+export function htmlDocument(title: string, body: string, style: string): string {
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>${escapeHtml(title)}</title>
+<style>${style}</style>
+</head>
+<body>
+<main>
+${body}
+</main>
+</body>
+</html>
+`;
 }
 
 // HTML collapses runs of spaces and drops a space at the start of a line; writing every space

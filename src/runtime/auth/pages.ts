@@ -2,17 +2,7 @@
 // them, where it will be sent back, what the upstream will be asked for) and the error page for requests that
 // cannot be answered by a redirect. Every value placed in a page is escaped; pages are never framed or cached.
 
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
-}
+import { escapeHtml, htmlDocument } from '../../text/html.js';
 
 /** Headers for every page and redirect: no caching, no framing (clickjacking), no referrer, no sniffing. */
 export const PAGE_HEADERS: Readonly<Record<string, string>> = {
@@ -39,21 +29,7 @@ button:focus-visible{outline:3px solid #f5a623;outline-offset:2px}
 `;
 
 function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
+  return htmlDocument(title, body, STYLE);
 }
 
 export interface ConsentPageInput {

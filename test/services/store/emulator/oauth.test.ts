@@ -15,7 +15,7 @@ import {
   SANDBOX_OAUTH_CLIENT_SECRET as CLIENT_SECRET,
   DEFAULT_REFRESH_TOKEN_TTL_SECONDS,
 } from '../../../../src/services/store/emulator/oauth.js';
-import { escapeHtml } from '../../../../src/services/store/emulator/routes/oauth.js';
+import { escapeHtml } from '../../../../src/text/html.js';
 import { call, type Loose, makeEmulator, type Reply, type TestEmulator, users } from './helpers.js';
 
 const REDIRECT = 'http://127.0.0.1:53682/callback';

@@ -18,6 +18,7 @@ import { z } from 'zod';
 import { parseAuthorization } from '../../../../emulation/authorization.js';
 import { CONTROL_PREFIX, type EmulatorEnv } from '../../../../emulation/env.js';
 import { formatZodIssues } from '../../../../emulation/faults.js';
+import { escapeHtml, htmlDocument } from '../../../../text/html.js';
 import { ALL_SCOPES } from '../auth.js';
 import {
   isValidCodeVerifier,
@@ -86,19 +87,6 @@ export function describeScope(scope: string): string {
 
 // ---- HTML ----------------------------------------------------------------------------------------------------
 
-const HTML_ESCAPES: Record<string, string> = {
-  '&': '&amp;',
-  '<': '&lt;',
-  '>': '&gt;',
-  '"': '&quot;',
-  "'": '&#39;',
-};
-
-/** Everything placed in a page goes through this: text and attribute values alike. */
-export function escapeHtml(value: string): string {
-  return value.replace(/[&<>"']/g, (ch) => HTML_ESCAPES[ch] ?? ch);
-}
-
 const STYLE = `
 body{font-family:system-ui,sans-serif;margin:0;background:#f5f5f5;color:#1d1f25}
 main{max-width:36rem;margin:3rem auto;padding:2rem;background:#fff;border-radius:8px;box-shadow:0 1px 4px #0002}
@@ -112,21 +100,7 @@ button:focus-visible,select:focus-visible{outline:3px solid #f5a623;outline-offs
 `;
 
 function page(title: string, body: string): string {
-  return `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${escapeHtml(title)}</title>
-<style>${STYLE}</style>
-</head>
-<body>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
+  return htmlDocument(title, body, STYLE);
 }
 
 /** The headers every OAuth page and redirect carries: nothing cached, no framing (clickjacking), no referrer. */
