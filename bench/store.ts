@@ -161,17 +161,19 @@ async function benchAdministration(
       `GetAuditLogEvents over ${events} events (${label}): MCP p50 ${ms(viaMcp.p50)}, p99 ${ms(viaMcp.p99)}; direct p50 ${ms(direct.p50)}`,
     );
   }
-  let next: string | undefined;
+  // Newest first (the default), the following page is the older one: `previous`, as the upstream names it.
+  let older: string | undefined;
+  let pages = 0;
   const walk = await timed(1, 0, async () => {
     for (let page = 0; page < 20; page++) {
-      const body = await get(
-        `${ent}/auditLogEvents?pageSize=1000${next ? `&next=${encodeURIComponent(next)}` : ''}`,
-      );
-      next = (body.pagination as { next?: string } | undefined)?.next;
-      if (!next) break;
+      const cursor = older ? `&previous=${encodeURIComponent(older)}` : '';
+      const body = await get(`${ent}/auditLogEvents?pageSize=1000${cursor}`);
+      pages++;
+      older = (body.pagination as { previous?: string } | undefined)?.previous;
+      if (!older) break;
     }
   });
-  console.log(`  paging 20,000 events with next (20 pages of 1000, direct): ${ms(walk.p50)}`);
+  console.log(`  paging back through ${pages} pages of 1000 events with previous (direct): ${ms(walk.p50)}`);
 
   const users = ((await inspect('state')) as { counts: Record<string, number> }).counts.user_profiles;
   const filters = [
