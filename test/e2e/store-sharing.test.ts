@@ -396,5 +396,28 @@ describe('StoreApi sharing refusals as tool errors', () => {
     });
     expect(errorOf(two)).toMatchObject({ kind: 'invalid_arguments' });
     expect(await upstream.requests()).toEqual([]);
+
+    // Likewise two in one base request: the upstream adds one at a time, so the tool refuses before sending.
+    const twoOnBase = await mcp.call(T('AddBaseCollaborator'), {
+      mode: 'execute',
+      base_id: crm,
+      request_body: json({
+        collaborators: [
+          { user: { id: margaret }, permissionLevel: 'read' },
+          { user: { id: alan }, permissionLevel: 'read' },
+        ],
+      }),
+    });
+    expect(twoOnBase.isError).toBe(true);
+    expect(errorOf(twoOnBase).kind).toBe('invalid_arguments');
+    expect(errorOf(twoOnBase).issues).toEqual([
+      {
+        field: 'request_body.collaborators',
+        problem: expect.stringMatching(/exactly one collaborator per request.*got 2/),
+      },
+    ]);
+    expect(await upstream.requests()).toEqual([]);
+    expect(upstream.emulator.store.directPermissionOf(crm, margaret)).toBe('none');
+    expect(upstream.emulator.store.directPermissionOf(crm, alan)).toBe('none');
   });
 });

@@ -109,25 +109,43 @@ describe('StoreApi workspace tools end to end', () => {
     expect(doc?.inviteCreationRestriction).toBe('unrestricted');
   });
 
-  it('AddWorkspaceCollaborator adds a user and a group; GetWorkspaceCollaborators shows them', async () => {
-    await exec(
-      'AddWorkspaceCollaborator',
-      { workspace_id: created },
-      {
+  it('AddWorkspaceCollaborator refuses two collaborators in one call before sending', async () => {
+    const two = await mcp.call(T('AddWorkspaceCollaborator'), {
+      mode: 'execute',
+      workspace_id: created,
+      request_body: json({
         collaborators: [
           { user: { id: user.margaret }, permissionLevel: 'edit' },
           { group: { id: support }, permissionLevel: 'read' },
         ],
-      },
-    );
-    const add = await lastRequest();
-    expect(add).toMatchObject({ method: 'POST', path: `${WS}/${created}/collaborators`, status: 200 });
-    expect(add.body).toEqual({
-      collaborators: [
-        { user: { id: user.margaret }, permissionLevel: 'edit' },
-        { group: { id: support }, permissionLevel: 'read' },
-      ],
+      }),
     });
+    expect(two.isError).toBe(true);
+    expect(errorOf(two).kind).toBe('invalid_arguments');
+    expect(errorOf(two).issues).toEqual([
+      {
+        field: 'request_body.collaborators',
+        problem: expect.stringMatching(/exactly one collaborator per request.*got 2/),
+      },
+    ]);
+    expect(await upstream.requests()).toEqual([]);
+    const doc = await workspaceDoc(created);
+    expect(Object.keys(doc!.users)).toEqual([user.owner]);
+    expect(doc?.groups).toEqual({});
+  });
+
+  it('AddWorkspaceCollaborator adds a user and a group; GetWorkspaceCollaborators shows them', async () => {
+    // One collaborator per call, as the upstream takes them.
+    const added = [
+      { user: { id: user.margaret }, permissionLevel: 'edit' },
+      { group: { id: support }, permissionLevel: 'read' },
+    ];
+    for (const collaborator of added) {
+      await exec('AddWorkspaceCollaborator', { workspace_id: created }, { collaborators: [collaborator] });
+      const add = await lastRequest();
+      expect(add).toMatchObject({ method: 'POST', path: `${WS}/${created}/collaborators`, status: 200 });
+      expect(add.body).toEqual({ collaborators: [collaborator] });
+    }
     const doc = await workspaceDoc(created);
     expect(doc?.users[user.margaret]?.permissionLevel).toBe('edit');
     expect(doc?.groups[support]?.permissionLevel).toBe('read');

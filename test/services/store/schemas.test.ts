@@ -299,15 +299,7 @@ const VALID: [StoreBodyName, unknown][] = [
   ['manageBlockInstallation', { state: 'enabled' }],
   ['manageBlockInstallation', { state: 'disabled' }],
   ['addBaseCollaborators', { collaborators: [{ ...user, permissionLevel: 'create' }] }],
-  [
-    'addBaseCollaborators',
-    {
-      collaborators: [
-        { ...group, permissionLevel: 'read' },
-        { ...user, permissionLevel: 'comment' },
-      ],
-    },
-  ],
+  ['addBaseCollaborators', { collaborators: [{ ...group, permissionLevel: 'read' }] }],
   ['updateBaseCollaborator', { permissionLevel: 'edit' }],
   ['updateBaseCollaborator', { permissionLevel: 'create' }],
   ['addInterfaceCollaborator', { collaborators: [{ ...user, permissionLevel: 'edit' }] }],
@@ -355,15 +347,7 @@ const VALID: [StoreBodyName, unknown][] = [
   ['createWorkspace', { enterpriseAccountId: 'entA', name: 'Sales' }],
   ['createWorkspace', { enterpriseAccountId: 'entA', name: 'Team 2' }],
   ['addWorkspaceCollaborators', { collaborators: [{ ...user, permissionLevel: 'owner' }] }],
-  [
-    'addWorkspaceCollaborators',
-    {
-      collaborators: [
-        { ...group, permissionLevel: 'create' },
-        { ...user, permissionLevel: 'read' },
-      ],
-    },
-  ],
+  ['addWorkspaceCollaborators', { collaborators: [{ ...group, permissionLevel: 'create' }] }],
   ['updateWorkspaceCollaborator', { permissionLevel: 'owner' }],
   ['updateWorkspaceCollaborator', { permissionLevel: 'comment' }],
   ['moveBase', { baseId: 'appA', targetWorkspaceId: 'wspB' }],
@@ -647,7 +631,17 @@ const INVALID: [StoreBodyName, unknown, string][] = [
   // bases, interfaces, shares
   ['manageBlockInstallation', { state: 'on' }, 'state is enabled or disabled'],
   ['manageBlockInstallation', {}, 'state is required'],
-  ['addBaseCollaborators', { collaborators: [] }, 'at least one collaborator'],
+  ['addBaseCollaborators', { collaborators: [] }, 'base collaborators: none'],
+  [
+    'addBaseCollaborators',
+    {
+      collaborators: [
+        { ...group, permissionLevel: 'read' },
+        { ...user, permissionLevel: 'comment' },
+      ],
+    },
+    'base collaborators: 2 in one request',
+  ],
   [
     'addBaseCollaborators',
     { collaborators: [{ permissionLevel: 'read' }] },
@@ -714,7 +708,17 @@ const INVALID: [StoreBodyName, unknown, string][] = [
   // workspaces
   ['createWorkspace', { name: 'Sales' }, 'enterpriseAccountId is required'],
   ['createWorkspace', { enterpriseAccountId: 'entA', name: '' }, 'empty workspace name'],
-  ['addWorkspaceCollaborators', { collaborators: [] }, 'at least one workspace collaborator'],
+  ['addWorkspaceCollaborators', { collaborators: [] }, 'workspace collaborators: none'],
+  [
+    'addWorkspaceCollaborators',
+    {
+      collaborators: [
+        { ...group, permissionLevel: 'create' },
+        { ...user, permissionLevel: 'read' },
+      ],
+    },
+    'workspace collaborators: 2 in one request',
+  ],
   [
     'addWorkspaceCollaborators',
     { collaborators: [{ user: { email: 'a@example.com' }, permissionLevel: 'read' }] },
@@ -964,16 +968,29 @@ describe('administration bodies: refusals that say what to do', () => {
     );
   });
 
-  it('takes one interface collaborator per request and says so', () => {
+  it('takes one interface, base or workspace collaborator per request and says so', () => {
     const two = {
       collaborators: [
         { ...user, permissionLevel: 'read' },
         { ...group, permissionLevel: 'read' },
       ],
     };
-    expect(problems('addInterfaceCollaborator', two)).toEqual([
-      expect.stringMatching(/^request_body\.collaborators: exactly one collaborator per request.*got 2/),
-    ]);
+    for (const name of [
+      'addInterfaceCollaborator',
+      'addBaseCollaborators',
+      'addWorkspaceCollaborators',
+    ] as const) {
+      expect(problems(name, two), name).toEqual([
+        expect.stringMatching(/^request_body\.collaborators: exactly one collaborator per request.*got 2/),
+      ]);
+      expect(compiled[name](two), name).toBe(false);
+    }
+    expect(jsonSchemaOf(STORE_BODIES.addBaseCollaborators)).toMatchObject({
+      properties: { collaborators: { minItems: 1, maxItems: 1 } },
+    });
+    expect(jsonSchemaOf(STORE_BODIES.addWorkspaceCollaborators)).toMatchObject({
+      properties: { collaborators: { minItems: 1, maxItems: 1 } },
+    });
   });
 
   it('asks for user or group, and for id or email', () => {

@@ -61,18 +61,17 @@ export const addBaseCollaboratorsBody = z
   .strictObject({
     collaborators: z
       .array(collaborator(PERMISSION_LEVELS))
-      .min(1, { error: 'give at least one collaborator' })
-      .meta({ description: 'Users and groups to add.' }),
+      .length(1, {
+        error: (issue) =>
+          `exactly one collaborator per request (the upstream adds one at a time); got ${(issue.input as unknown[]).length}. Call once per collaborator.`,
+      })
+      .meta({ description: 'One user or group; call again for each other one.' }),
   })
   .meta({
-    title: 'Add base collaborators',
+    title: 'Add a base collaborator',
     examples: [
-      {
-        collaborators: [
-          { user: { id: 'usrA1b2C3d4E5f6G7' }, permissionLevel: 'edit' },
-          { group: { id: 'ugpA1b2C3d4E5f6G7' }, permissionLevel: 'read' },
-        ],
-      },
+      { collaborators: [{ user: { id: 'usrA1b2C3d4E5f6G7' }, permissionLevel: 'edit' }] },
+      { collaborators: [{ group: { id: 'ugpA1b2C3d4E5f6G7' }, permissionLevel: 'read' }] },
     ],
   });
 

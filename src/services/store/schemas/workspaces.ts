@@ -29,18 +29,17 @@ export const addWorkspaceCollaboratorsBody = z
   .strictObject({
     collaborators: z
       .array(collaborator(WORKSPACE_PERMISSION_LEVELS))
-      .min(1, { error: 'give at least one collaborator' })
-      .meta({ description: 'Users and groups to add.' }),
+      .length(1, {
+        error: (issue) =>
+          `exactly one collaborator per request (the upstream adds one at a time); got ${(issue.input as unknown[]).length}. Call once per collaborator.`,
+      })
+      .meta({ description: 'One user or group; call again for each other one.' }),
   })
   .meta({
-    title: 'Add workspace collaborators',
+    title: 'Add a workspace collaborator',
     examples: [
-      {
-        collaborators: [
-          { user: { id: 'usrA1b2C3d4E5f6G7' }, permissionLevel: 'owner' },
-          { group: { id: 'ugpA1b2C3d4E5f6G7' }, permissionLevel: 'comment' },
-        ],
-      },
+      { collaborators: [{ user: { id: 'usrA1b2C3d4E5f6G7' }, permissionLevel: 'owner' }] },
+      { collaborators: [{ group: { id: 'ugpA1b2C3d4E5f6G7' }, permissionLevel: 'comment' }] },
     ],
   });
 

@@ -68,7 +68,7 @@ export const COLLABORATION_TOOLS = [
   endpointTool({
     name: 'AddBaseCollaborator',
     title: 'Add base collaborators',
-    description: 'Give users or groups access to a base.',
+    description: 'Give one user or group access to a base (one per call).',
     input: z.object({ base_id: id().optional() }),
     requestBody: STORE_BODIES.addBaseCollaborators,
     hints: CREATE,

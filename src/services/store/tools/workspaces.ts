@@ -49,7 +49,7 @@ export const WORKSPACE_TOOLS = [
   endpointTool({
     name: 'AddWorkspaceCollaborator',
     title: 'Add workspace collaborators',
-    description: 'Give users or groups access to a workspace.',
+    description: 'Give one user or group access to a workspace (one per call).',
     input: z.object({ workspace_id: id().optional() }),
     requestBody: STORE_BODIES.addWorkspaceCollaborators,
     hints: CREATE,

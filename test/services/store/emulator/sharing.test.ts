@@ -318,17 +318,19 @@ describe('base collaborators', () => {
 
   it('adds users and groups: direct grants in the data plane, grant metadata and groups in the admin doc', async () => {
     const engineering = groupId('Engineering');
-    const res = await call(emulator, 'POST', path(calendar), {
-      body: {
-        collaborators: [
-          { user: { id: margaret }, permissionLevel: 'edit' },
-          { group: { id: engineering }, permissionLevel: 'comment' },
-        ],
-      },
+    // One collaborator per request, as upstream.
+    const user = await call(emulator, 'POST', path(calendar), {
+      body: { collaborators: [{ user: { id: margaret }, permissionLevel: 'edit' }] },
     });
-    expect(res.status).toBe(200);
-    expect(res.body).toEqual({});
+    expect(user.status, JSON.stringify(user.body)).toBe(200);
+    expect(user.body).toEqual({});
     expect(emulator.store.directPermissionOf(calendar, margaret!)).toBe('edit');
+    expect(lastAudit()).toMatchObject({ action: 'addBaseCollaborators', model_id: calendar });
+    const group = await call(emulator, 'POST', path(calendar), {
+      body: { collaborators: [{ group: { id: engineering }, permissionLevel: 'comment' }] },
+    });
+    expect(group.status, JSON.stringify(group.body)).toBe(200);
+    expect(group.body).toEqual({});
     const doc = state().get('base', calendar)!;
     expect(doc.userGrants[margaret!]).toEqual({ createdTime: NOW, grantedByUserId: owner });
     expect(doc.groups[engineering]).toEqual({
@@ -371,7 +373,7 @@ describe('base collaborators', () => {
     expectError(await call(emulator, 'GET', records, { token: GRACE }), 403, MODEL_NOT_FOUND);
   });
 
-  it('refuses unknown, deactivated, duplicate and existing collaborators and foreign groups, changing nothing', async () => {
+  it('refuses unknown, deactivated and existing collaborators and foreign groups, changing nothing', async () => {
     const cases: [unknown[], RegExp][] = [
       [[{ user: { id: 'usrUnknown0000000' }, permissionLevel: 'read' }], /usrUnknown0000000/],
       [[{ group: { id: 'ugpUnknown0000000' }, permissionLevel: 'read' }], /ugpUnknown0000000/],
@@ -379,28 +381,67 @@ describe('base collaborators', () => {
       [[{ user: { id: ada }, permissionLevel: 'edit' }], /already a collaborator/],
       [[{ group: { id: groupId('Support') }, permissionLevel: 'edit' }], /already a collaborator/],
       [[{ group: { id: groupId('Partner Admins') }, permissionLevel: 'read' }], /another organisation/],
-      [
-        [
-          { user: { id: margaret }, permissionLevel: 'read' },
-          { user: { id: margaret }, permissionLevel: 'edit' },
-        ],
-        /more than once/,
-      ],
-      // A valid entry before an invalid one: neither is applied.
-      [
-        [
-          { user: { id: margaret }, permissionLevel: 'read' },
-          { user: { id: 'usrUnknown0000000' }, permissionLevel: 'read' },
-        ],
-        /collaborators\[1\]\.user\.id/,
-      ],
     ];
+    const before = structuredClone(state().get('base', calendar)!);
+    const audited = emulator.admin.collection('audit_events')!.length;
     for (const [collaborators, message] of cases) {
       const res = await call(emulator, 'POST', path(calendar), { body: { collaborators } });
       expectError(res, 422, 'INVALID_REQUEST_UNKNOWN', message);
+      expect(res.body.error.message).toMatch(/collaborators\[0\]\./);
+    }
+    expect(emulator.store.directPermissionOf(calendar, katherine!)).toBe('none');
+    // Ada, already a reader, was offered edit: her level is unchanged.
+    expect(emulator.store.directPermissionOf(calendar, ada!)).toBe('read');
+    expect(state().get('base', calendar)).toEqual(before);
+    expect(Object.keys(state().get('base', calendar)!.groups)).toEqual([groupId('Support')]);
+    expect(emulator.admin.collection('audit_events')).toHaveLength(audited);
+  });
+
+  it('refuses two collaborators in one request with the upstream’s 403, before the body’s checks, adding none', async () => {
+    const pairs: unknown[][] = [
+      // Two valid, distinct entries: a user and a group.
+      [
+        { user: { id: margaret }, permissionLevel: 'read' },
+        { group: { id: groupId('Engineering') }, permissionLevel: 'comment' },
+      ],
+      // The same user twice (formerly "named more than once").
+      [
+        { user: { id: margaret }, permissionLevel: 'read' },
+        { user: { id: margaret }, permissionLevel: 'edit' },
+      ],
+      // A valid entry before an unknown one.
+      [
+        { user: { id: margaret }, permissionLevel: 'read' },
+        { user: { id: 'usrUnknown0000000' }, permissionLevel: 'read' },
+      ],
+      // Entries the schema would refuse (no owner level on a base): the count is checked first.
+      [
+        { user: { id: margaret }, permissionLevel: 'owner' },
+        { user: { id: grace }, permissionLevel: 'owner' },
+      ],
+    ];
+    const before = structuredClone(state().get('base', calendar)!);
+    const audited = emulator.admin.collection('audit_events')!.length;
+    for (const collaborators of pairs) {
+      const res = await call(emulator, 'POST', path(calendar), { body: { collaborators } });
+      expectError(
+        res,
+        403,
+        'INVALID_PERMISSIONS',
+        /^This route currently supports adding only one collaborator at a time$/,
+      );
     }
     expect(emulator.store.directPermissionOf(calendar, margaret!)).toBe('none');
+    expect(emulator.store.directPermissionOf(calendar, grace!)).toBe('none');
+    expect(state().get('base', calendar)).toEqual(before);
     expect(Object.keys(state().get('base', calendar)!.groups)).toEqual([groupId('Support')]);
+    expect(emulator.admin.collection('audit_events')).toHaveLength(audited);
+    // One of them alone is accepted.
+    const one = await call(emulator, 'POST', path(calendar), {
+      body: { collaborators: [{ user: { id: margaret }, permissionLevel: 'read' }] },
+    });
+    expect(one.status, JSON.stringify(one.body)).toBe(200);
+    expect(emulator.store.directPermissionOf(calendar, margaret!)).toBe('read');
   });
 
   it('refuses invalid bodies with 422 naming the problem', async () => {

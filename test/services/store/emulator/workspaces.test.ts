@@ -393,31 +393,38 @@ describe('workspace collaborators', () => {
     });
 
   it('adds users and groups, recording who granted what when', async () => {
+    // One collaborator per request, as upstream: a user, then a group a minute later.
     emulator.clock.advance(60_000);
-    const reply = await add(sandbox, [
-      { user: { id: people.margaret }, permissionLevel: 'read' },
-      { group: { id: group.support }, permissionLevel: 'comment' },
-    ]);
-    expect(reply.status, reply.text).toBe(200);
-    expect(reply.body).toEqual({});
-    const at = emulator.clock.now().toISOString();
+    const userReply = await add(sandbox, [{ user: { id: people.margaret }, permissionLevel: 'read' }]);
+    expect(userReply.status, userReply.text).toBe(200);
+    expect(userReply.body).toEqual({});
+    const userAt = emulator.clock.now().toISOString();
+    emulator.clock.advance(60_000);
+    const groupReply = await add(sandbox, [{ group: { id: group.support }, permissionLevel: 'comment' }]);
+    expect(groupReply.status, groupReply.text).toBe(200);
+    expect(groupReply.body).toEqual({});
+    const groupAt = emulator.clock.now().toISOString();
+    expect(groupAt).not.toBe(userAt);
     expect(admin(sandbox).users[people.margaret]).toEqual({
       permissionLevel: 'read',
-      createdTime: at,
+      createdTime: userAt,
       grantedByUserId: people.owner,
     });
     expect(admin(sandbox).groups[group.support]).toEqual({
       permissionLevel: 'comment',
-      createdTime: at,
+      createdTime: groupAt,
       grantedByUserId: people.owner,
     });
     const read = await call(emulator, 'GET', `${WS}/${sandbox}?include[]=collaborators`);
     expect(read.body.groupCollaborators.workspaceCollaborators).toEqual([
       expect.objectContaining({ groupId: group.support, name: 'Support', permissionLevel: 'comment' }),
     ]);
-    const [event] = auditEvents('addWorkspaceCollaborators');
-    expect(event?.model_id).toBe(sandbox);
-    expect(JSON.parse(event!.context)).toMatchObject({ workspaceId: sandbox });
+    const events = auditEvents('addWorkspaceCollaborators');
+    expect(events).toHaveLength(2);
+    for (const event of events) {
+      expect(event.model_id).toBe(sandbox);
+      expect(JSON.parse(event.context)).toMatchObject({ workspaceId: sandbox });
+    }
   });
 
   it('flows into base access: a workspace reader reads its bases with her own token until removed', async () => {
@@ -506,36 +513,73 @@ describe('workspace collaborators', () => {
     expect(emulator.admin.state.ownersOf(sandbox)).toEqual([people.owner, people.alan]);
   });
 
-  it('refuses unknown ids, existing collaborators, repeats and groups of another organisation, adding none', async () => {
+  it('refuses unknown ids, existing collaborators and groups of another organisation, adding none', async () => {
     const cases: [unknown[], RegExp][] = [
       [
         [{ user: { id: 'usrNoSuchUser0001' }, permissionLevel: 'read' }],
         /collaborators\[0\]\.user\.id: there is no user/,
       ],
       [
-        [
-          { user: { id: people.ada }, permissionLevel: 'read' },
-          { group: { id: 'ugpNoSuchGroup001' }, permissionLevel: 'read' },
-        ],
-        /collaborators\[1\]\.group\.id: there is no user group/,
+        [{ group: { id: 'ugpNoSuchGroup001' }, permissionLevel: 'read' }],
+        /collaborators\[0\]\.group\.id: there is no user group/,
       ],
       [[{ user: { id: people.owner }, permissionLevel: 'edit' }], /already a collaborator/],
-      [
-        [
-          { user: { id: people.ada }, permissionLevel: 'read' },
-          { user: { id: people.ada }, permissionLevel: 'edit' },
-        ],
-        /named more than once/,
-      ],
       [[{ group: { id: group.partner }, permissionLevel: 'read' }], /another enterprise organisation/],
     ];
+    const before = structuredClone(admin(sandbox));
     for (const [collaborators, message] of cases) {
       expectError(await add(sandbox, collaborators), 422, 'INVALID_REQUEST_UNKNOWN', message);
     }
     // Nothing of a refused request was kept.
+    expect(admin(sandbox)).toEqual(before);
     expect(Object.keys(admin(sandbox).users)).toEqual([people.owner]);
+    expect(admin(sandbox).users[people.owner]?.permissionLevel).toBe('owner');
+    expect(auditEvents('addWorkspaceCollaborators')).toEqual([]);
     // A group of a descendant account is of the same organisation.
     expect((await add(sandbox, [{ group: { id: group.europe }, permissionLevel: 'read' }])).status).toBe(200);
+  });
+
+  it('refuses two collaborators in one request with the upstream’s 403, before the body’s checks, adding none', async () => {
+    const pairs: unknown[][] = [
+      // Two valid, distinct entries: a user and a group.
+      [
+        { user: { id: people.margaret }, permissionLevel: 'read' },
+        { group: { id: group.support }, permissionLevel: 'comment' },
+      ],
+      // The same user twice (formerly "named more than once").
+      [
+        { user: { id: people.ada }, permissionLevel: 'read' },
+        { user: { id: people.ada }, permissionLevel: 'edit' },
+      ],
+      // A valid entry before an unknown group.
+      [
+        { user: { id: people.ada }, permissionLevel: 'read' },
+        { group: { id: 'ugpNoSuchGroup001' }, permissionLevel: 'read' },
+      ],
+      // Entries the schema would refuse (no admin level): the count is checked first.
+      [
+        { user: { id: people.ada }, permissionLevel: 'admin' },
+        { user: { id: people.margaret }, permissionLevel: 'admin' },
+      ],
+    ];
+    const before = structuredClone(admin(sandbox));
+    for (const collaborators of pairs) {
+      expectError(
+        await add(sandbox, collaborators),
+        403,
+        'INVALID_PERMISSIONS',
+        /^This route currently supports adding only one collaborator at a time$/,
+      );
+    }
+    expect(admin(sandbox)).toEqual(before);
+    expect(Object.keys(admin(sandbox).users)).toEqual([people.owner]);
+    expect(admin(sandbox).groups[group.support]).toBeUndefined();
+    expect(auditEvents('addWorkspaceCollaborators')).toEqual([]);
+    // One of them alone is accepted.
+    expect((await add(sandbox, [{ user: { id: people.margaret }, permissionLevel: 'read' }])).status).toBe(
+      200,
+    );
+    expect(admin(sandbox).users[people.margaret]?.permissionLevel).toBe('read');
   });
 
   it('refuses invalid bodies, missing scopes and strangers', async () => {

@@ -10,7 +10,7 @@ import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
 import type { Principal } from '../auth.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import { atLeast, type BaseRow, type WorkspaceRow } from '../model.js';
-import type { Ctx, Outcome, RouteDeps } from '../routes/common.js';
+import { type Ctx, type Outcome, type RouteDeps, readJson } from '../routes/common.js';
 import type { AuditTrail } from './audit.js';
 import type { EnterpriseAccountDoc, WorkspaceAdminDoc } from './model.js';
 import type { AdminState } from './state.js';
@@ -126,6 +126,22 @@ export function workspaceLevelOf(
     if (grant) best = Math.max(best, rank.indexOf(grant.permissionLevel));
   }
   return rank[best] ?? 'none';
+}
+
+/**
+ * The upstream's add-collaborator routes for bases and workspaces take one collaborator per request, "despite the
+ * name": more than one is its 403. Checked before the body's schema, as the upstream does.
+ */
+export async function refuseSeveralCollaborators(c: Ctx): Promise<Response | undefined> {
+  const body = await readJson(c);
+  if (!body.ok || typeof body.value !== 'object' || body.value === null) return undefined;
+  const list = (body.value as { collaborators?: unknown }).collaborators;
+  if (!Array.isArray(list) || list.length <= 1) return undefined;
+  return respond(c, {
+    status: 403,
+    type: 'INVALID_PERMISSIONS',
+    message: 'This route currently supports adding only one collaborator at a time',
+  });
 }
 
 export { err, ok };

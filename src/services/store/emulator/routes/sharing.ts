@@ -16,7 +16,12 @@
  */
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
-import { type AdminRouteDeps, requireBase, requireScope } from '../admin/guards.js';
+import {
+  type AdminRouteDeps,
+  refuseSeveralCollaborators,
+  requireBase,
+  requireScope,
+} from '../admin/guards.js';
 import type {
   BaseAdminDoc,
   BlockInstallationDoc,
@@ -292,6 +297,8 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
     if (!state.mayCreateIn(base.workspaceId, principal.userId, 'invite')) {
       return respond(c, restricted('invite', 'add collaborators to this base'));
     }
+    const several = await refuseSeveralCollaborators(c);
+    if (several) return several;
     const body = await readBody(c, 'addBaseCollaborators');
     if (!body.ok) return respond(c, body.error);
     const entries = body.value.collaborators as {

@@ -15,7 +15,13 @@
  */
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
-import { type AdminRouteDeps, requireScope, requireWorkspace, workspaceLevelOf } from '../admin/guards.js';
+import {
+  type AdminRouteDeps,
+  refuseSeveralCollaborators,
+  requireScope,
+  requireWorkspace,
+  workspaceLevelOf,
+} from '../admin/guards.js';
 import type { Grant, InviteDoc, WorkspaceAdminDoc, WorkspaceLevel } from '../admin/model.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import { arrayParam, type Ctx, param, readBody, route } from './common.js';
@@ -273,6 +279,8 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
     );
     if (!target.ok) return target.response;
     const { principal, admin } = target.value;
+    const several = await refuseSeveralCollaborators(c);
+    if (several) return several;
     const body = await readBody(c, 'addWorkspaceCollaborators');
     if (!body.ok) return respond(c, body.error);
     if (!state.mayCreateIn(admin.id, principal.userId, 'invite')) {
