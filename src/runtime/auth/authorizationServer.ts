@@ -41,6 +41,8 @@ export const TOKEN_PATH = '/token';
 export const DEFAULT_CALLBACK_PATH = '/oauth/callback';
 
 const MAX_REGISTRATION_BYTES = 16 * 1024;
+/** The consent form and token requests are a few hundred bytes; anything much larger is not read. */
+const MAX_FORM_BYTES = 16 * 1024;
 const MAX_REDIRECT_URIS = 10;
 const MAX_URI_LENGTH = 2000;
 const LOOPBACK_HOSTS: ReadonlySet<string> = new Set(['127.0.0.1', 'localhost', '[::1]']);
@@ -135,6 +137,12 @@ function urlOrUndefined(raw: string): URL | undefined {
  */
 export function redirectUriProblem(raw: string): string | undefined {
   if (raw.length > MAX_URI_LENGTH) return `is longer than ${MAX_URI_LENGTH} characters`;
+  // RFC 3986 allows none of these, and URL parsers silently drop (tabs, newlines, outer spaces) or reinterpret
+  // (a backslash is a slash) them: `https://evil.example\@app.example` reads as app.example and goes to evil.example.
+  // Non-ASCII hosts are refused for the same reason (homographs): a client registers the punycode form.
+  if (/[^\x21-\x7e]|\\/.test(raw)) {
+    return 'holds characters a URI may not (spaces, control or non-ASCII characters, backslashes)';
+  }
   const url = urlOrUndefined(raw);
   if (!url) return 'is not an absolute URL';
   if (raw.includes('#')) return 'has a fragment';
@@ -193,6 +201,31 @@ class BrowserBinding {
     ];
     return { id, setCookie: `${this.name}=${id}; ${attributes.join('; ')}` };
   }
+}
+
+/**
+ * The request body as text, read no further than `limit` bytes (these endpoints answer anyone who reaches the
+ * port, so a body is never buffered whole before its size is known); undefined when it is larger.
+ */
+async function boundedText(c: Ctx, limit: number): Promise<string | undefined> {
+  const declared = Number(c.req.header('content-length'));
+  if (Number.isFinite(declared) && declared > limit) return undefined;
+  const body = c.req.raw.body;
+  if (!body) return '';
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > limit) {
+      await reader.cancel().catch(() => undefined);
+      return undefined;
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString('utf8');
 }
 
 function pkceChallenge(verifier: string): string {
@@ -276,8 +309,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     if (type !== 'application/json') {
       return refuse('invalid_client_metadata', 'The registration must be a JSON object (application/json).');
     }
-    const text = await c.req.text();
-    if (Buffer.byteLength(text) > MAX_REGISTRATION_BYTES) {
+    const text = await boundedText(c, MAX_REGISTRATION_BYTES);
+    if (text === undefined) {
       return refuse(
         'invalid_client_metadata',
         `The registration is larger than ${MAX_REGISTRATION_BYTES} bytes.`,
@@ -321,7 +354,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     const rawName = typeof body.client_name === 'string' ? body.client_name : undefined;
     const name =
       rawName
-        ?.replace(/\p{Cc}/gu, ' ')
+        // Controls, and format characters (bidi overrides, zero-width) that make a name read as another.
+        ?.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
         .trim()
         .slice(0, 200) || undefined;
     // Every client is public: PKCE is its proof. A requested secret-based method is replaced (RFC 7591 §2 lets
@@ -437,7 +471,8 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       handle,
       clientName: checked.client.name ?? 'An unnamed MCP client',
       clientId: checked.client.id,
-      redirectUri: checked.request.redirectUri,
+      // Where the browser will really be sent (the parsed form, as the redirect is built), not the string as sent.
+      redirectUri: new URL(checked.request.redirectUri).href,
       upstreamName,
       upstreamScopes: upstream.scopes,
     });
@@ -451,8 +486,9 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       return showError(c, 403, 'This form can only be sent from Switchboard’s own page.');
     }
     const type = (c.req.header('content-type') ?? '').split(';')[0]?.trim().toLowerCase();
-    const form =
-      type === 'application/x-www-form-urlencoded' ? new URLSearchParams(await c.req.text()) : undefined;
+    const text =
+      type === 'application/x-www-form-urlencoded' ? await boundedText(c, MAX_FORM_BYTES) : undefined;
+    const form = text !== undefined ? new URLSearchParams(text) : undefined;
     const handle = form?.get('consent');
     const browserId = browser.read(c);
     const pending = handle && browserId ? vault.takePending(handle, sha256(browserId)) : undefined;
@@ -542,7 +578,11 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     if (type !== 'application/x-www-form-urlencoded') {
       return tokenError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
     }
-    const form = new URLSearchParams(await c.req.text());
+    const text = await boundedText(c, MAX_FORM_BYTES);
+    if (text === undefined) {
+      return tokenError('invalid_request', `The body is larger than ${MAX_FORM_BYTES} bytes.`);
+    }
+    const form = new URLSearchParams(text);
     for (const name of new Set(form.keys())) {
       if (form.getAll(name).length > 1 && name !== 'resource') {
         return tokenError('invalid_request', `${name} was given more than once.`);
@@ -606,16 +646,22 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
       if (redeemed.status !== 'ok')
         return tokenError('invalid_grant', 'The authorization code is invalid or expired.');
       const granted = redeemed.code;
+      // The code is used up whatever the outcome; on a refusal, the grant it stood for can never be reached, so
+      // its store tokens are not kept for nobody.
+      const refuse = (code: TokenErrorCode, description: string) => {
+        vault.endGrant(granted.grantId, 'its authorization code was refused');
+        return tokenError(code, description);
+      };
       if (granted.clientId !== clientId)
-        return tokenError('invalid_grant', 'The code was issued to another client.');
+        return refuse('invalid_grant', 'The code was issued to another client.');
       if (granted.redirectUri !== redirectUri) {
-        return tokenError('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
+        return refuse('invalid_grant', 'redirect_uri differs from the one of the authorization request.');
       }
       if (!sameString(pkceChallenge(codeVerifier), granted.codeChallenge)) {
-        return tokenError('invalid_grant', 'code_verifier does not match the code_challenge.');
+        return refuse('invalid_grant', 'code_verifier does not match the code_challenge.');
       }
       if (askedResource !== undefined && !sameResource(askedResource, granted.resource)) {
-        return tokenError('invalid_target', 'The code was issued for another resource.');
+        return refuse('invalid_target', 'The code was issued for another resource.');
       }
       return answer(
         vault.issueTokens({

@@ -615,7 +615,15 @@ export class AuthVault {
 
   issueCode(input: CodeGrant): string {
     const now = this.#now();
-    this.#db.prepare('DELETE FROM codes WHERE expires_at <= ?').run(now - this.#ttl.code);
+    const cutoff = now - this.#ttl.code;
+    // A code its client never came back for: the grant it stood for can no longer be reached, so its store tokens
+    // are not kept for nobody.
+    const abandoned = this.#db
+      .prepare('SELECT grant_id FROM codes WHERE expires_at <= ? AND used_at IS NULL')
+      .all(cutoff) as { grant_id: string }[];
+    for (const { grant_id } of abandoned)
+      this.endGrant(grant_id, 'its authorization code was never redeemed');
+    this.#db.prepare('DELETE FROM codes WHERE expires_at <= ?').run(cutoff);
     // Our codes and tokens are not registered for redaction: we never hold them (only their hashes) nor write them
     // anywhere but the client's redirect and the token response, and the registry only grows.
     const code = newSecret('sb_ac_');
@@ -644,6 +652,7 @@ export class AuthVault {
   redeemCode(code: string): CodeRedemption {
     const hash = sha256(code);
     const now = this.#now();
+    let expiredGrant: string | undefined;
     const redeem = this.#db.transaction((): CodeRedemption => {
       const row = this.#db.prepare('SELECT * FROM codes WHERE code_hash = ?').get(hash) as
         | CodeRow
@@ -651,7 +660,10 @@ export class AuthVault {
       if (!row) return { status: 'unknown' };
       if (row.used_at !== null) return { status: 'reused', grantId: row.grant_id };
       this.#db.prepare('UPDATE codes SET used_at = ? WHERE code_hash = ?').run(now, hash);
-      if (row.expires_at <= now) return { status: 'expired' };
+      if (row.expires_at <= now) {
+        expiredGrant = row.grant_id;
+        return { status: 'expired' };
+      }
       return {
         status: 'ok',
         code: {
@@ -666,6 +678,7 @@ export class AuthVault {
     });
     const result = redeem();
     if (result.status === 'reused') this.endGrant(result.grantId, 'authorization code used twice');
+    if (expiredGrant !== undefined) this.endGrant(expiredGrant, 'its authorization code expired unused');
     return result;
   }
 

@@ -127,13 +127,23 @@ function credentialsError(message: string, hint: string): ToolError {
 }
 
 /**
- * Refuses a file that other users can read or write, as ssh refuses such a private key: someone else who can read
- * it holds this person's store account, and someone who can write it can make the server act as another account.
+ * Refuses a file that other users can read or write, or that another user owns, as ssh refuses such a private key:
+ * someone else who can read it holds this person's store account, and someone who can write it can make the server
+ * act as another account.
  * The fix is the user's to make (chmod, or a new login, which writes 0600), so this does not silently chmod.
  * Windows has no such mode bits; there the folder's ACLs decide.
  */
 function checkPermissions(path: string, stats: Stats): void {
   if (process.platform === 'win32') return;
+  // Owned by another user (readable here only because this process is privileged): its owner can rewrite it at
+  // will, down to the URL that renewals send the refresh token and the client secret to.
+  const uid = process.getuid?.();
+  if (uid !== undefined && stats.uid !== uid && stats.uid !== 0) {
+    throw credentialsError(
+      `The saved data store login ${path} belongs to another user (uid ${stats.uid}); it was not used.`,
+      `Run \`${LOGIN_COMMAND}\` as this user to make your own.`,
+    );
+  }
   const mode = stats.mode & 0o777;
   if ((mode & 0o077) !== 0) {
     throw credentialsError(
