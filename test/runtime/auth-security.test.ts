@@ -8,34 +8,24 @@
 //
 // Each test names the clause it holds the server to. Tests marked "(fixed)" failed before the fix beside them.
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { z } from 'zod';
-import { createAuthorizationServer } from '../../src/runtime/auth/authorizationServer.js';
-import { type UpstreamOAuthClient, UserTokens } from '../../src/runtime/auth/userTokens.js';
+import { type GrantRecord, loadSecretKey } from '../../src/runtime/auth/vault.js';
 import {
-  AuthVault,
-  type GrantRecord,
-  loadSecretKey,
-  type UpstreamTokenSet,
-} from '../../src/runtime/auth/vault.js';
-import { defineTool, READ_ONLY, type ServiceRuntime } from '../../src/runtime/tool.js';
-import { buildToolSet } from '../../src/runtime/toolset.js';
-import { createHttpApp } from '../../src/runtime/transports.js';
-import { reconnectError } from '../../src/services/store/oauth.js';
+  type AuthHarnessOptions,
+  authHarness,
+  CLIENT_REDIRECT,
+  callerAndStoreUserTools,
+  LOOPBACK_ORIGIN,
+  s256,
+} from './authHarness.js';
 
-const LOOPBACK_ORIGIN = 'http://127.0.0.1:8787';
 const HTTPS_ORIGIN = 'https://switchboard.example.com';
-const CLIENT_REDIRECT = 'http://127.0.0.1:50123/callback';
 const APP_REDIRECT = 'https://app.example.com/cb';
-// Real time: the SDK's bearer check compares expiry with the wall clock as well as ours.
-const START = Date.now();
-
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
 
 const dirs: string[] = [];
 function tempDir(): string {
@@ -50,267 +40,9 @@ afterEach(() => {
   vi.restoreAllMocks();
 });
 
-/** The store's side: PKCE-checked codes (`user|state`), a token per user, whoami; every token it issued kept. */
-class FakeStore implements UpstreamOAuthClient {
-  readonly scopes = ['data.records:read', 'schema.bases:read'];
-  readonly challenges = new Map<string, string>();
-  readonly users = new Map<string, string>();
-  readonly issued: string[] = [];
-
-  constructor(private readonly callback: string) {}
-
-  authorizeUrl(o: { redirectUri: string; state: string; codeChallenge: string }): string {
-    this.challenges.set(o.state, o.codeChallenge);
-    const url = new URL('https://store.test/oauth2/v1/authorize');
-    url.searchParams.set('redirect_uri', o.redirectUri);
-    url.searchParams.set('state', o.state);
-    url.searchParams.set('code_challenge', o.codeChallenge);
-    url.searchParams.set('code_challenge_method', 'S256');
-    return url.toString();
-  }
-  async exchangeCode(o: {
-    code: string;
-    redirectUri: string;
-    codeVerifier: string;
-  }): Promise<UpstreamTokenSet> {
-    const [user, state] = o.code.split('|') as [string, string];
-    if (this.challenges.get(state) !== s256(o.codeVerifier)) throw new Error('PKCE mismatch at the store');
-    if (o.redirectUri !== this.callback) throw new Error('redirect mismatch at the store');
-    const accessToken = `oaa-${user}-${randomBytes(12).toString('hex')}`;
-    const refreshToken = `oar-${user}-${randomBytes(12).toString('hex')}`;
-    this.users.set(accessToken, user);
-    this.issued.push(accessToken, refreshToken);
-    return { accessToken, refreshToken, scopes: this.scopes, expiresAt: START + 3600_000 };
-  }
-  async refresh(): Promise<UpstreamTokenSet> {
-    throw new Error('not used here');
-  }
-  async whoami(accessToken: string): Promise<{ id: string }> {
-    return { id: this.users.get(accessToken) ?? 'nobody' };
-  }
-}
-
-function setup(options: { origin?: string; dbPath?: string } = {}) {
-  const origin = options.origin ?? LOOPBACK_ORIGIN;
-  const host = new URL(origin).host;
-  let now = START;
-  const clock = { now: () => now, advance: (ms: number) => (now += ms) };
-  const vault = new AuthVault(options.dbPath ?? ':memory:', randomBytes(32), { now: clock.now });
-  const store = new FakeStore(`${origin}/oauth/callback`);
-  const userTokens = new UserTokens(vault, store, { reconnectError });
-  // Whose store token a call runs with: the person the fake store issued it to.
-  const tools: ServiceRuntime<null> = {
-    context: null,
-    definition: {
-      id: 'who',
-      prefix: 'Who',
-      title: 'Who',
-      instructions: 'Who calls.',
-      tools: [
-        defineTool<null, z.ZodObject>({
-          name: 'Calls',
-          title: 'Who calls',
-          description: 'The verified caller, and the owner of the store token the call runs with.',
-          input: z.object({}),
-          hints: READ_ONLY,
-          run: async (_args, _ctx, call) => {
-            const token = await userTokens.tokenFor(call);
-            return {
-              principal: call.principal ?? null,
-              storeUser: token ? (store.users.get(token) ?? 'unknown') : null,
-            };
-          },
-        }),
-      ],
-    },
-  };
-  const server = createAuthorizationServer({
-    vault,
-    upstream: store,
-    publicUrl: new URL(origin),
-    mcpPath: '/mcp',
-    upstreamRedirectUrl: `${origin}/oauth/callback`,
-    upstreamName: 'the data store',
-  });
-  const { app } = createHttpApp(buildToolSet([tools as ServiceRuntime]), { auth: server });
-  const request = (path: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    if (!headers.has('host')) headers.set('host', host);
-    return Promise.resolve(
-      app.request(path.startsWith('http') ? path : `${origin}${path}`, { ...init, headers }),
-    );
-  };
-  const postForm = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-    request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams(form).toString(),
-    });
-  const register = async (metadata: Record<string, unknown> = {}) => {
-    const response = await request('/register', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Test client', redirect_uris: [CLIENT_REDIRECT], ...metadata }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
-  const registered = async (metadata: Record<string, unknown> = {}) => {
-    const result = await register(metadata);
-    if (result.status !== 201) throw new Error(`registration refused: ${JSON.stringify(result.body)}`);
-    return result.body.client_id as string;
-  };
-  const authorizeUrl = (clientId: string, params: Record<string, string | undefined> = {}) => {
-    const verifier = randomBytes(40).toString('base64url');
-    const url = new URL('/authorize', origin);
-    const all: Record<string, string | undefined> = {
-      client_id: clientId,
-      redirect_uri: CLIENT_REDIRECT,
-      response_type: 'code',
-      code_challenge: s256(verifier),
-      code_challenge_method: 'S256',
-      state: 'client-state',
-      resource: `${origin}/mcp`,
-      scope: 'mcp',
-      ...params,
-    };
-    for (const [k, v] of Object.entries(all)) if (v !== undefined) url.searchParams.set(k, v);
-    return { url: url.toString(), verifier };
-  };
-  /** GET /authorize in a browser: the consent page's handle and the browser cookie (name=value). */
-  const openConsent = async (url: string, headers: Record<string, string> = {}) => {
-    const response = await request(url, { headers });
-    const html = await response.text();
-    return {
-      response,
-      html,
-      handle: /name="consent" value="([^"]+)"/.exec(html)?.[1] ?? '',
-      cookie: (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
-    };
-  };
-  /** Consent approved in the browser with `cookie`: our state at the store. */
-  const approve = async (handle: string, cookie: string) => {
-    const approved = await postForm('/authorize', { consent: handle, decision: 'approve' }, { cookie });
-    return new URL(approved.headers.get('location') ?? 'http://invalid/').searchParams.get('state') ?? '';
-  };
-  const callbackPath = (user: string, state: string) =>
-    `/oauth/callback?code=${encodeURIComponent(`${user}|${state}`)}&state=${encodeURIComponent(state)}`;
-  /** The whole browser part for `clientId`: consent, the store's approval as `user`, the callback. */
-  const signIn = async (
-    clientId: string,
-    user = 'usrGrace',
-    params: Record<string, string | undefined> = {},
-  ) => {
-    const { url, verifier } = authorizeUrl(clientId, params);
-    const consent = await openConsent(url);
-    const state = await approve(consent.handle, consent.cookie);
-    const back = await request(callbackPath(user, state), { headers: { cookie: consent.cookie } });
-    const location = new URL(back.headers.get('location') ?? 'http://invalid/');
-    return { back, location, code: location.searchParams.get('code') ?? '', verifier, consent, state };
-  };
-  const exchange = async (
-    clientId: string,
-    code: string,
-    verifier: string,
-    extra: Record<string, string> = {},
-  ) => {
-    const response = await postForm('/token', {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: CLIENT_REDIRECT,
-      code_verifier: verifier,
-      client_id: clientId,
-      ...extra,
-    });
-    return {
-      status: response.status,
-      headers: response.headers,
-      body: (await response.json()) as Record<string, string>,
-    };
-  };
-  const refresh = async (clientId: string, refreshToken: string) => {
-    const response = await postForm('/token', {
-      grant_type: 'refresh_token',
-      refresh_token: refreshToken,
-      client_id: clientId,
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, string> };
-  };
-  /** Signed in and redeemed: our tokens for `clientId`, acting as `user`. */
-  const connect = async (clientId: string, user = 'usrGrace') => {
-    const { code, verifier } = await signIn(clientId, user);
-    const tokens = await exchange(clientId, code, verifier);
-    if (tokens.status !== 200) throw new Error(`exchange failed: ${JSON.stringify(tokens.body)}`);
-    return tokens.body;
-  };
-  const mcpInit = (headers: Record<string, string>, path = '/mcp', body?: string) =>
-    request(path, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-      body: body ?? JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-  const mcp = (token?: string) => mcpInit(token ? { authorization: `Bearer ${token}` } : {});
-  /** tools/call of Who.Calls with `token`: the JSON-RPC result. */
-  const whoCalls = async (token: string) => {
-    const response = await mcpInit(
-      { authorization: `Bearer ${token}` },
-      '/mcp',
-      JSON.stringify({
-        jsonrpc: '2.0',
-        id: 2,
-        method: 'tools/call',
-        params: { name: 'Who.Calls', arguments: {} },
-      }),
-    );
-    const text = await response.text();
-    const json = text.trimStart().startsWith('{')
-      ? text
-      : text
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5))
-          .join('');
-    return {
-      status: response.status,
-      result: (JSON.parse(json) as { result: { isError?: boolean; structuredContent?: unknown } }).result,
-      text: json,
-    };
-  };
-  /** Grants as they are made, to look at them after the flow. */
-  const grants: GrantRecord[] = [];
-  const createGrant = vault.createGrant.bind(vault);
-  vault.createGrant = (input) => {
-    const grant = createGrant(input);
-    grants.push(grant);
-    return grant;
-  };
-  return {
-    origin,
-    clock,
-    vault,
-    store,
-    app,
-    request,
-    postForm,
-    register,
-    registered,
-    authorizeUrl,
-    openConsent,
-    approve,
-    callbackPath,
-    signIn,
-    exchange,
-    refresh,
-    connect,
-    mcp,
-    mcpInit,
-    whoCalls,
-    grants,
-  };
-}
+// Who.Calls also answers whose store token the call runs with; code exchanges name no resource unless a test does.
+const setup = (options: Pick<AuthHarnessOptions, 'origin' | 'dbPath'> = {}) =>
+  authHarness({ ...options, tools: callerAndStoreUserTools });
 
 /** A request body that never ends on its own (64 MiB of spaces, made as they are read), and how much was read. */
 function endlessBody() {

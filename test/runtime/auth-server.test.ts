@@ -5,220 +5,14 @@
 // callback (its errors passed on), the token endpoint (PKCE, redirect and client binding, single-use codes,
 // RFC 8707 resource), and the MCP endpoint (expired and ended tokens refused, the caller reaching the tools).
 
-import { createHash, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import { createAuthorizationServer, redirectMatches } from '../../src/runtime/auth/authorizationServer.js';
-import type { UpstreamOAuthClient } from '../../src/runtime/auth/userTokens.js';
-import { AuthVault, type UpstreamTokenSet } from '../../src/runtime/auth/vault.js';
-import { defineTool, READ_ONLY, type ServiceRuntime } from '../../src/runtime/tool.js';
-import { buildToolSet } from '../../src/runtime/toolset.js';
-import { createHttpApp } from '../../src/runtime/transports.js';
+import { redirectMatches } from '../../src/runtime/auth/authorizationServer.js';
+import { authHarness, CLIENT_REDIRECT, jsonRpcText, LOOPBACK_ORIGIN as ORIGIN } from './authHarness.js';
 
-const ORIGIN = 'http://127.0.0.1:8787';
-const CLIENT_REDIRECT = 'http://127.0.0.1:50123/callback';
-// Real time: the SDK's bearer check compares expiry with the wall clock as well as ours.
-const START = Date.now();
-
-const s256 = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
-
-/** The store's side, reduced to what the server relies on: PKCE-checked codes, tokens per user, whoami. */
-class FakeStore implements UpstreamOAuthClient {
-  readonly scopes = ['data.records:read', 'schema.bases:read'];
-  readonly challenges = new Map<string, string>();
-  readonly users = new Map<string, string>();
-  failExchange = false;
-
-  authorizeUrl(o: { redirectUri: string; state: string; codeChallenge: string }): string {
-    this.challenges.set(o.state, o.codeChallenge);
-    const url = new URL('https://store.test/oauth2/v1/authorize');
-    url.searchParams.set('redirect_uri', o.redirectUri);
-    url.searchParams.set('state', o.state);
-    url.searchParams.set('code_challenge', o.codeChallenge);
-    url.searchParams.set('code_challenge_method', 'S256');
-    return url.toString();
-  }
-  async exchangeCode(o: {
-    code: string;
-    redirectUri: string;
-    codeVerifier: string;
-  }): Promise<UpstreamTokenSet> {
-    if (this.failExchange)
-      throw Object.assign(new Error('The data store refused the token request (invalid_grant).'), {
-        code: 'invalid_grant',
-      });
-    const [user, state] = o.code.split('|') as [string, string];
-    if (this.challenges.get(state) !== s256(o.codeVerifier)) throw new Error('PKCE mismatch at the store');
-    if (o.redirectUri !== `${ORIGIN}/oauth/callback`) throw new Error('redirect mismatch at the store');
-    const accessToken = `oaa-${user}-${randomBytes(6).toString('hex')}`;
-    this.users.set(accessToken, user);
-    return {
-      accessToken,
-      refreshToken: `oar-${randomBytes(6).toString('hex')}`,
-      scopes: this.scopes,
-      expiresAt: START + 3600_000,
-    };
-  }
-  async refresh(): Promise<UpstreamTokenSet> {
-    throw new Error('not used here');
-  }
-  async whoami(accessToken: string): Promise<{ id: string }> {
-    return { id: this.users.get(accessToken) ?? 'nobody' };
-  }
-}
-
-const WHO: ServiceRuntime<null> = {
-  context: null,
-  definition: {
-    id: 'who',
-    prefix: 'Who',
-    title: 'Who',
-    instructions: 'Who calls.',
-    tools: [
-      defineTool<null, z.ZodObject>({
-        name: 'Calls',
-        title: 'Who calls',
-        description: 'The verified caller.',
-        input: z.object({}),
-        hints: READ_ONLY,
-        run: async (_args, _ctx, call) => ({ principal: call.principal ?? null }),
-      }),
-    ],
-  },
-};
-
-function setup() {
-  let now = START;
-  const clock = { now: () => now, advance: (ms: number) => (now += ms) };
-  const vault = new AuthVault(':memory:', randomBytes(32), { now: clock.now });
-  const store = new FakeStore();
-  const server = createAuthorizationServer({
-    vault,
-    upstream: store,
-    publicUrl: new URL(ORIGIN),
-    mcpPath: '/mcp',
-    upstreamRedirectUrl: `${ORIGIN}/oauth/callback`,
-    upstreamName: 'the data store',
-  });
-  const { app } = createHttpApp(buildToolSet([WHO as ServiceRuntime]), { auth: server });
-  const request = (path: string, init: RequestInit = {}) => {
-    const headers = new Headers(init.headers);
-    headers.set('host', '127.0.0.1:8787');
-    return Promise.resolve(
-      app.request(path.startsWith('http') ? path : `${ORIGIN}${path}`, { ...init, headers }),
-    );
-  };
-  const postForm = (path: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-    request(path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-www-form-urlencoded', ...headers },
-      body: new URLSearchParams(form).toString(),
-    });
-  const register = async (metadata: Record<string, unknown> = {}) => {
-    const response = await request('/register', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ client_name: 'Test client', redirect_uris: [CLIENT_REDIRECT], ...metadata }),
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, unknown> };
-  };
-  const authorizeUrl = (clientId: string, params: Record<string, string | undefined> = {}) => {
-    const verifier = randomBytes(40).toString('base64url');
-    const url = new URL('/authorize', ORIGIN);
-    const all: Record<string, string | undefined> = {
-      client_id: clientId,
-      redirect_uri: CLIENT_REDIRECT,
-      response_type: 'code',
-      code_challenge: s256(verifier),
-      code_challenge_method: 'S256',
-      state: 'client-state',
-      resource: `${ORIGIN}/mcp`,
-      scope: 'mcp',
-      ...params,
-    };
-    for (const [k, v] of Object.entries(all)) if (v !== undefined) url.searchParams.set(k, v);
-    return { url: url.toString(), verifier };
-  };
-  /** GET /authorize: the consent page's handle and the browser cookie. */
-  const openConsent = async (url: string) => {
-    const response = await request(url);
-    const html = await response.text();
-    return {
-      response,
-      html,
-      handle: /name="consent" value="([^"]+)"/.exec(html)?.[1] ?? '',
-      cookie: (response.headers.get('set-cookie') ?? '').split(';')[0] ?? '',
-    };
-  };
-  /** The whole browser part: consent, the store's approval as `user`, the callback; the client's redirect. */
-  const signIn = async (clientId: string, user = 'usrGrace') => {
-    const { url, verifier } = authorizeUrl(clientId);
-    const consent = await openConsent(url);
-    const approved = await postForm(
-      '/authorize',
-      { consent: consent.handle, decision: 'approve' },
-      { cookie: consent.cookie },
-    );
-    const atStore = new URL(approved.headers.get('location') ?? '');
-    const state = atStore.searchParams.get('state') ?? '';
-    const back = await request(
-      `/oauth/callback?code=${encodeURIComponent(`${user}|${state}`)}&state=${state}`,
-      {
-        headers: { cookie: consent.cookie },
-      },
-    );
-    return {
-      back,
-      location: new URL(back.headers.get('location') ?? 'http://invalid/'),
-      verifier,
-      atStore,
-      consent,
-    };
-  };
-  const exchange = async (
-    clientId: string,
-    code: string,
-    verifier: string,
-    extra: Record<string, string> = {},
-  ) => {
-    const response = await postForm('/token', {
-      grant_type: 'authorization_code',
-      code,
-      redirect_uri: CLIENT_REDIRECT,
-      code_verifier: verifier,
-      client_id: clientId,
-      resource: `${ORIGIN}/mcp`,
-      ...extra,
-    });
-    return { status: response.status, body: (await response.json()) as Record<string, string> };
-  };
-  const mcp = (token?: string) =>
-    request('/mcp', {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...(token ? { authorization: `Bearer ${token}` } : {}),
-      },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-    });
-  return {
-    clock,
-    vault,
-    store,
-    server,
-    app,
-    request,
-    postForm,
-    register,
-    authorizeUrl,
-    openConsent,
-    signIn,
-    exchange,
-    mcp,
-  };
-}
+// The plain Who.Calls (the verified caller only); code exchanges name the resource, as RFC 8707 clients do.
+const setup = () => authHarness({ exchangeResource: true });
 
 describe('discovery documents', () => {
   it('serves RFC 9728 metadata at both paths and RFC 8414 metadata, with CORS', async () => {
@@ -599,15 +393,7 @@ describe('/token and the MCP endpoint', () => {
         },
         body: JSON.stringify(body),
       });
-      const text = await response.text();
-      const json = text.trimStart().startsWith('{')
-        ? text
-        : text
-            .split('\n')
-            .filter((line) => line.startsWith('data:'))
-            .map((line) => line.slice(5))
-            .join('');
-      return JSON.parse(json) as { result?: Record<string, unknown> };
+      return JSON.parse(jsonRpcText(await response.text())) as { result?: Record<string, unknown> };
     };
     const init = await post({
       jsonrpc: '2.0',
@@ -628,7 +414,7 @@ describe('/token and the MCP endpoint', () => {
   });
 
   it('the tools receive the verified caller; an ended grant is refused at the door', async () => {
-    const { register, signIn, exchange, vault, app } = setup();
+    const { register, signIn, exchange, vault, request } = setup();
     const clientId = (await register()).body.client_id as string;
     const { location, verifier } = await signIn(clientId, 'usrAlan');
     const tokens = (await exchange(clientId, location.searchParams.get('code') ?? '', verifier)).body;
@@ -636,13 +422,7 @@ describe('/token and the MCP endpoint', () => {
     await client.connect(
       new StreamableHTTPClientTransport(new URL(`${ORIGIN}/mcp`), {
         authProvider: { token: async () => tokens.access_token },
-        fetch: (input, init) => {
-          const headers = new Headers(init?.headers);
-          headers.set('host', '127.0.0.1:8787');
-          return Promise.resolve(
-            app.request(String(input instanceof Request ? input.url : input), { ...init, headers }),
-          );
-        },
+        fetch: (input, init) => request(String(input instanceof Request ? input.url : input), init),
       }),
     );
     const result = await client.callTool({ name: 'Who.Calls', arguments: {} });
