@@ -57,15 +57,23 @@ export const manageBlockInstallationBody = z
     examples: [{ state: 'disabled' }, { state: 'enabled' }],
   });
 
+/**
+ * The add-collaborator routes (base, interface, workspace) take one user or group per request: the upstream says
+ * so for each of them and refuses more.
+ */
+export function oneCollaborator<const L extends readonly [string, ...string[]]>(levels: L) {
+  return z
+    .array(collaborator(levels))
+    .length(1, {
+      error: (issue) =>
+        `exactly one collaborator per request (the upstream adds one at a time); got ${(issue.input as unknown[]).length}. Call once per collaborator.`,
+    })
+    .meta({ description: 'One user or group; call again for each other one.' });
+}
+
 export const addBaseCollaboratorsBody = z
   .strictObject({
-    collaborators: z
-      .array(collaborator(PERMISSION_LEVELS))
-      .length(1, {
-        error: (issue) =>
-          `exactly one collaborator per request (the upstream adds one at a time); got ${(issue.input as unknown[]).length}. Call once per collaborator.`,
-      })
-      .meta({ description: 'One user or group; call again for each other one.' }),
+    collaborators: oneCollaborator(PERMISSION_LEVELS),
   })
   .meta({
     title: 'Add a base collaborator',
@@ -81,13 +89,7 @@ export const updateBaseCollaboratorBody = z
 
 export const addInterfaceCollaboratorBody = z
   .strictObject({
-    collaborators: z
-      .array(collaborator(INTERFACE_PERMISSION_LEVELS))
-      .length(1, {
-        error: (issue) =>
-          `exactly one collaborator per request (the upstream adds one at a time); got ${(issue.input as unknown[]).length}. Call once per collaborator.`,
-      })
-      .meta({ description: 'One user or group; call again for each other one.' }),
+    collaborators: oneCollaborator(INTERFACE_PERMISSION_LEVELS),
   })
   .meta({
     title: 'Add an interface collaborator',

@@ -2,7 +2,7 @@
 // invite people or create shares.
 
 import { z } from 'zod';
-import { collaborator } from './collaboration.js';
+import { oneCollaborator } from './collaboration.js';
 
 /** Permission levels in a workspace: the base levels plus owner. */
 export const WORKSPACE_PERMISSION_LEVELS = ['owner', 'create', 'edit', 'comment', 'read'] as const;
@@ -27,13 +27,7 @@ export const createWorkspaceBody = z
 
 export const addWorkspaceCollaboratorsBody = z
   .strictObject({
-    collaborators: z
-      .array(collaborator(WORKSPACE_PERMISSION_LEVELS))
-      .length(1, {
-        error: (issue) =>
-          `exactly one collaborator per request (the upstream adds one at a time); got ${(issue.input as unknown[]).length}. Call once per collaborator.`,
-      })
-      .meta({ description: 'One user or group; call again for each other one.' }),
+    collaborators: oneCollaborator(WORKSPACE_PERMISSION_LEVELS),
   })
   .meta({
     title: 'Add a workspace collaborator',
