@@ -166,6 +166,14 @@ export function inspector(url: string) {
     async state<T>(collection: string, query = ''): Promise<T[]> {
       return (await get<{ items: T[] }>(`/_emulator/state/${collection}?limit=10000${query}`)).items;
     },
+    /** One item of a state collection by id; undefined when there is none. */
+    async stateItem<T>(collection: string, id: string): Promise<T | undefined> {
+      const path = `/_emulator/state/${collection}/${encodeURIComponent(id)}`;
+      const response = await fetch(`${url}${path}`);
+      if (response.status === 404) return undefined;
+      if (!response.ok) throw new Error(`${path}: ${response.status}`);
+      return (await response.json()) as T;
+    },
     faults: (rules: unknown[]) => send('PUT', '/_emulator/faults', { rules }),
     clearFaults: () => send('DELETE', '/_emulator/faults'),
   };

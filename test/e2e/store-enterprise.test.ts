@@ -53,12 +53,10 @@ describe('StoreApi enterprise account, user and group tools end to end', () => {
     () => mcp,
     () => upstream,
   );
-  const profile = async (id: string) =>
-    (await upstream.state<UserProfileDoc>('user_profiles')).find((p) => p.id === id);
-  const workspaceDoc = async (id: string) =>
-    (await upstream.state<WorkspaceAdminDoc>('workspace_admin')).find((w) => w.id === id);
-  const userRow = async (id: string) =>
-    (await upstream.state<{ id: string; email: string; name: string }>('users')).find((u) => u.id === id);
+  const profile = (id: string) => upstream.stateItem<UserProfileDoc>('user_profiles', id);
+  const workspaceDoc = (id: string) => upstream.stateItem<WorkspaceAdminDoc>('workspace_admin', id);
+  const userRow = (id: string) =>
+    upstream.stateItem<{ id: string; email: string; name: string }>('users', id);
 
   beforeAll(async () => {
     // The seed is deterministic, so Pat's id is known before his token is made.

@@ -52,12 +52,10 @@ describe('StoreApi SCIM tools end to end', () => {
     () => mcp,
     () => upstream,
   );
-  const profile = async (id: string) =>
-    (await upstream.state<UserProfileDoc>('user_profiles')).find((p) => p.id === id);
-  const groupDoc = async (id: string) =>
-    (await upstream.state<UserGroupDoc>('user_groups')).find((g) => g.id === id);
-  const userRow = async (id: string) =>
-    (await upstream.state<{ id: string; email: string; name: string }>('users')).find((u) => u.id === id);
+  const profile = (id: string) => upstream.stateItem<UserProfileDoc>('user_profiles', id);
+  const groupDoc = (id: string) => upstream.stateItem<UserGroupDoc>('user_groups', id);
+  const userRow = (id: string) =>
+    upstream.stateItem<{ id: string; email: string; name: string }>('users', id);
 
   beforeAll(async () => {
     upstream = await startStore();

@@ -47,8 +47,7 @@ describe('StoreApi workspace tools end to end', () => {
     () => mcp,
     () => upstream,
   );
-  const workspaceDoc = async (id: string) =>
-    (await upstream.state<WorkspaceAdminDoc>('workspace_admin')).find((w) => w.id === id);
+  const workspaceDoc = (id: string) => upstream.stateItem<WorkspaceAdminDoc>('workspace_admin', id);
   const baseNamed = async (name: string) =>
     (await upstream.state<BaseItem>('bases')).find((b) => b.name === name)!;
 

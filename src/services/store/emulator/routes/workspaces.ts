@@ -297,7 +297,6 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       group?: { id: string };
       permissionLevel: WorkspaceLevel;
     }[];
-    const seen = new Set<string>();
     const account = state.account(admin.enterpriseAccountId);
     for (const [i, entry] of entries.entries()) {
       const where = `collaborators[${i}]`;
@@ -337,10 +336,6 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
           );
         }
       }
-      if (seen.has(id)) {
-        return respond(c, errors.invalidRequest(`${where}: ${id} is named more than once in this request.`));
-      }
-      seen.add(id);
       const refused = grantRefusal(own, entry.permissionLevel);
       if (refused) return respond(c, refused);
     }
