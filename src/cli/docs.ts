@@ -1,13 +1,12 @@
-// `npm run docs`: regenerates the README's tool list from the code.
+// `npm run docs`: regenerates the tool list in docs/tools.md from the code.
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { SERVICES } from '../services/registry.js';
 import { renderToolList, replaceToolSection } from './toolList.js';
 
 const runtimes = SERVICES.map((service) => service.runtimeFromEnv({}));
-const readme = readFileSync('README.md', 'utf8');
-const updated = replaceToolSection(readme, renderToolList(runtimes));
-if (updated !== readme) writeFileSync('README.md', updated);
-process.stderr.write(
-  updated === readme ? 'README.md tool list is up to date\n' : 'README.md tool list updated\n',
-);
+const TOOLS_FILE = 'docs/tools.md';
+const current = readFileSync(TOOLS_FILE, 'utf8');
+const updated = replaceToolSection(current, renderToolList(runtimes));
+if (updated !== current) writeFileSync(TOOLS_FILE, updated);
+process.stderr.write(updated === current ? `${TOOLS_FILE} is up to date\n` : `${TOOLS_FILE} updated\n`);

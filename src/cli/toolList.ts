@@ -1,5 +1,5 @@
-// The tool list in the README is generated from the code: `npm run docs` rewrites the section between the
-// markers, and a test fails when the README's copy is stale.
+// The tool list in docs/tools.md is generated from the code: `npm run docs` rewrites the section between the
+// markers, and a test fails when the committed copy is stale.
 
 import type { ServiceRuntime } from '../runtime/tool.js';
 import { buildToolSet } from '../runtime/toolset.js';
@@ -42,6 +42,6 @@ export function renderToolList(runtimes: readonly ServiceRuntime[]): string {
 export function replaceToolSection(readme: string, list: string): string {
   const start = readme.indexOf(TOOLS_START);
   const end = readme.indexOf(TOOLS_END);
-  if (start < 0 || end < start) throw new Error('README.md lacks the tool-list markers');
+  if (start < 0 || end < start) throw new Error('the tool list file lacks its markers');
   return `${readme.slice(0, start + TOOLS_START.length)}\n\n${list}\n\n${readme.slice(end)}`;
 }
