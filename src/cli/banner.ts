@@ -2,7 +2,17 @@
 // configuration ready to paste. Printed to stderr, like every log line.
 
 import type { ToolSet } from '../runtime/toolset.js';
-import type { RunningEmulator } from '../services/registry.js';
+import { findService, type RunningEmulator } from '../services/registry.js';
+
+/** A value as a POSIX shell reads it back unchanged: bare when plainly safe, else single-quoted. */
+export function shellQuote(value: string): string {
+  return /^[\w@%+=:,./-]+$/.test(value) ? value : `'${value.replaceAll("'", `'\\''`)}'`;
+}
+
+/** `export NAME=value` lines, ready to paste into a shell. */
+export function exportLines(env: Record<string, string>): string[] {
+  return Object.entries(env).map(([name, value]) => `export ${name}=${shellQuote(value)}`);
+}
 
 /** What protects the MCP endpoint beyond the Host and Origin checks. */
 export type HttpProtection =
@@ -47,9 +57,12 @@ export function printBanner(info: {
     `  Protection: ${describeProtection(info.protection)}`,
   ];
   for (const { id, emulator } of info.emulators) {
-    const creds = Object.entries(emulator.credentials)
-      .map(([key, value]) => `${key} ${value}`)
-      .join(', ');
+    // As the variables `serve` reads (the address is already on the line), the same names `emulate` prints.
+    const env = findService(id)?.envForEmulator(emulator) ?? emulator.credentials;
+    const creds = Object.entries(env)
+      .filter(([, value]) => value !== emulator.url)
+      .map(([name, value]) => `${name}=${shellQuote(value)}`)
+      .join(' ');
     lines.push(
       `  ${id} emulator: ${emulator.url}  (${creds}; requests at ${emulator.url}/_emulator/requests)`,
     );

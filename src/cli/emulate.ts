@@ -2,6 +2,7 @@
 
 import { join } from 'node:path';
 import { resolveServices } from '../services/registry.js';
+import { exportLines } from './banner.js';
 
 export interface EmulateOptions {
   host: string;
@@ -19,6 +20,7 @@ export interface EmulateOptions {
 export async function runEmulate(names: string[], options: EmulateOptions): Promise<void> {
   const services = resolveServices(names);
   const closers: (() => Promise<void>)[] = [];
+  const env: Record<string, string> = {};
   for (const [index, service] of services.entries()) {
     // One service: --db is its file. Several: --db is a folder holding one file per service.
     const db =
@@ -42,13 +44,21 @@ export async function runEmulate(names: string[], options: EmulateOptions): Prom
       },
     });
     closers.push(() => emulator.close());
-    const creds = Object.entries(emulator.credentials)
-      .map(([key, value]) => `--${key} ${value}`)
-      .join(' ');
+    Object.assign(env, service.envForEmulator(emulator));
     process.stderr.write(
-      `${service.title} emulator listening on ${emulator.url}\n  accepts: ${creds}\n  inspect: ${emulator.url}/_emulator/requests, ${emulator.url}/_emulator/state\n`,
+      `${service.title} emulator listening on ${emulator.url}\n  inspect: ${emulator.url}/_emulator/requests, ${emulator.url}/_emulator/state\n`,
     );
   }
+  // On stdout, and all of it shell syntax, so `switchboard emulate > emulators.env &` then `. ./emulators.env`
+  // works as well as pasting.
+  process.stdout.write(
+    [
+      '# The environment that points `switchboard serve` at these emulators (paste it, or source this output):',
+      ...exportLines(env),
+      `# then: switchboard serve ${services.map((service) => service.id).join(' ')}`,
+      '',
+    ].join('\n'),
+  );
   const shutdown = async () => {
     for (const close of closers) await close().catch(() => undefined);
     process.exit(0);

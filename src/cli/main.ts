@@ -2,7 +2,10 @@
 // The `switchboard` command: `serve` MCP tools, `emulate` upstream APIs, `login` to one's own store account. Flag
 // parsing only; the work is done by the runtime, the service registry and login.ts.
 
-import { Command, InvalidArgumentError, Option } from 'commander';
+import { Argument, Command, InvalidArgumentError, Option } from 'commander';
+import { DEFAULT_HTTP_LIMITS } from '../runtime/httpLimits.js';
+import { VERSION } from '../runtime/version.js';
+import { SERVICES } from '../services/registry.js';
 import { runEmulate } from './emulate.js';
 import { runLogin } from './login.js';
 import { runServe } from './serve.js';
@@ -17,17 +20,31 @@ function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
   };
 }
 
+// The services in help texts and argument checks come from the registry, so help never names one that is not there.
+const SERVICE_IDS = SERVICES.map((service) => service.id);
+const SERVICE_CHOICES = `${SERVICE_IDS.join(', ')}, or all`;
+
+function servicesArgument(description: string): Argument {
+  return new Argument('[services...]', description).choices([...SERVICE_IDS, 'all']).default(['all']);
+}
+
+const titles = SERVICES.map((service) => service.title);
 const program = new Command()
   .name('switchboard')
   .description(
-    'MCP tool servers for IssueDesk, MessagingTrackApi and StoreApi, and local emulators of their upstreams.',
+    `MCP tool servers for ${titles.slice(0, -1).join(', ')} and ${titles.at(-1)}, and local emulators of their upstreams.`,
+  )
+  .version(VERSION, '-v, --version', 'print the version and stop')
+  .addHelpText(
+    'after',
+    `\nServices:\n${SERVICES.map((service) => `  ${service.id.padEnd(12)}${service.title}`).join('\n')}\n  ${'all'.padEnd(12)}every service above\n`,
   )
   .showHelpAfterError();
 
 program
   .command('serve')
-  .description('Serve MCP tools for one or more services (issuedesk, or all).')
-  .argument('[services...]', 'services to serve', ['all'])
+  .description(`Serve MCP tools for one or more services (${SERVICE_CHOICES}).`)
+  .addArgument(servicesArgument('services to serve'))
   .addOption(
     new Option('--transport <kind>', 'stdio or Streamable HTTP').choices(['stdio', 'http']).default('stdio'),
   )
@@ -48,14 +65,38 @@ program
       .default('dotted'),
   )
   .option('--allowed-hosts <names>', 'HTTP: extra Host/Origin names to accept, comma-separated')
+  .option(
+    '--request-timeout <seconds>',
+    'HTTP: longest time to receive a request, body included (a tool call may answer later)',
+    integer('--request-timeout', 1, 3600),
+    DEFAULT_HTTP_LIMITS.requestTimeoutMs / 1000,
+  )
+  .option(
+    '--headers-timeout <seconds>',
+    'HTTP: longest time to receive request headers, also for a new connection (at most --request-timeout)',
+    integer('--headers-timeout', 1, 3600),
+    DEFAULT_HTTP_LIMITS.headersTimeoutMs / 1000,
+  )
+  .option(
+    '--keep-alive-timeout <seconds>',
+    'HTTP: how long an idle connection stays open between requests',
+    integer('--keep-alive-timeout', 1, 600),
+    DEFAULT_HTTP_LIMITS.keepAliveTimeoutMs / 1000,
+  )
+  .option(
+    '--max-connections <n>',
+    'HTTP: most connections open at once; more are refused',
+    integer('--max-connections', 1, 100_000),
+    DEFAULT_HTTP_LIMITS.maxConnections,
+  )
   .action(async (services: string[], options) => {
     await runServe(services, options);
   });
 
 program
   .command('emulate')
-  .description('Run upstream API emulators alone (issuedesk, messaging, store, or all).')
-  .argument('[services...]', 'services to emulate', ['all'])
+  .description(`Run upstream API emulators alone (${SERVICE_CHOICES}).`)
+  .addArgument(servicesArgument('services to emulate'))
   .option('--host <host>', 'address to bind', '127.0.0.1')
   .option('--port <port>', 'port of the first emulator (0 picks free ones)', integer('--port', 0, 65535), 0)
   .option('--db <file>', 'SQLite file (one service) or folder (several); default :memory:')

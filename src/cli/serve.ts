@@ -12,8 +12,9 @@ import { log } from '../runtime/log.js';
 import type { ServiceRuntime, ToolCall } from '../runtime/tool.js';
 import { buildToolSet, type ToolNameStyle } from '../runtime/toolset.js';
 import { type HttpOptions, MCP_PATH, serveHttp, serveStdio } from '../runtime/transports.js';
-import { type RunningEmulator, resolveServices } from '../services/registry.js';
+import { type MissingCredentials, type RunningEmulator, resolveServices } from '../services/registry.js';
 import { type HttpProtection, printBanner } from './banner.js';
+import { warnIfSeedIgnored } from './seedNotice.js';
 
 export interface ServeOptions {
   transport: 'stdio' | 'http';
@@ -27,6 +28,12 @@ export interface ServeOptions {
   tools?: string;
   toolNames: ToolNameStyle;
   allowedHosts?: string;
+  /** HTTP socket limits, in seconds (see runtime/httpLimits.ts); unset ones take the defaults. */
+  requestTimeout?: number;
+  headersTimeout?: number;
+  keepAliveTimeout?: number;
+  /** HTTP: most connections open at once. */
+  maxConnections?: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -107,6 +114,8 @@ export async function startServe(
 
     const emulators: { id: string; emulator: RunningEmulator }[] = [];
     const runtimes: ServiceRuntime[] = [];
+    // Services that start without credentials (so every call fails): warned about, not refused, below.
+    const unconfigured: { id: string; context: unknown; missing: MissingCredentials }[] = [];
     for (const service of services) {
       const perUserOptions = perUser && service.takesUserToken ? { userToken } : undefined;
       let runtime: ServiceRuntime;
@@ -120,21 +129,38 @@ export async function startServe(
           ...(options.seed !== undefined ? { seed: options.seed } : {}),
         });
         closers.push(() => emulator.close());
+        // Kept data is not reseeded: a --seed for it would otherwise be ignored without a word.
+        warnIfSeedIgnored(service.id, options.seed, emulator.seeding, join(dataDir, `${service.id}.db`));
         emulators.push({ id: service.id, emulator });
         runtime = service.runtimeForEmulator(emulator, env, perUserOptions);
       } else {
         runtime = service.runtimeFromEnv(env, perUserOptions);
       }
-      runtimes.push(
-        perUser && perUserOptions ? perUser.withUserTokenErrors(runtime, () => userTokens) : runtime,
-      );
+      const served =
+        perUser && perUserOptions ? perUser.withUserTokenErrors(runtime, () => userTokens) : runtime;
+      runtimes.push(served);
+      const missing = options.sandbox
+        ? undefined
+        : service.missingCredentials(env, { perUserTokens: perUserOptions !== undefined });
+      if (missing) unconfigured.push({ id: service.id, context: served.context, missing });
     }
 
     const toolSet = buildToolSet(runtimes, {
       nameStyle: options.toolNames,
       readOnly: options.readOnly,
-      ...(options.tools ? { only: options.tools.split(',') } : {}),
+      // Even `--tools ''` is passed on: the tool set refuses a selection that names nothing.
+      ...(options.tools !== undefined ? { only: options.tools.split(',') } : {}),
     });
+    // Only for services some served tool belongs to. Over stdio the line lands in the client's server log.
+    for (const { id, context, missing } of unconfigured) {
+      if (!toolSet.tools.some((tool) => tool.context === context)) continue;
+      const names = `${missing.variables.join(' and ')} ${missing.variables.length > 1 ? 'are' : 'is'}`;
+      log('warn', `${id}: ${names} not set, so every ${id} tool call will fail`, {
+        service: id,
+        missing: missing.variables,
+        hint: missing.hint,
+      });
+    }
 
     if (options.transport === 'stdio') {
       const handle = serveStdio(toolSet);
@@ -202,6 +228,12 @@ export async function startServe(
         ...(options.allowedHosts
           ? { allowedHosts: options.allowedHosts.split(',').map((h) => h.trim()) }
           : {}),
+        limits: {
+          ...(options.requestTimeout ? { requestTimeoutMs: options.requestTimeout * 1000 } : {}),
+          ...(options.headersTimeout ? { headersTimeoutMs: options.headersTimeout * 1000 } : {}),
+          ...(options.keepAliveTimeout ? { keepAliveTimeoutMs: options.keepAliveTimeout * 1000 } : {}),
+          ...(options.maxConnections ? { maxConnections: options.maxConnections } : {}),
+        },
       },
     );
     closers.unshift(() => server.close());

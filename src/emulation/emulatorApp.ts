@@ -1,7 +1,7 @@
 /**
  * Builds the Hono app skeleton every emulator shares. Middleware order matters and is fixed here:
- * request id -> request log -> faults -> service auth -> rate limits -> service routes, plus the /_emulator
- * control API, unknown-path 404s and a catch-all 500 in the service's own error envelope.
+ * request id -> request log -> faults -> database scope -> service auth -> rate limits -> service routes, plus
+ * the /_emulator control API, unknown-path 404s and a catch-all 500 in the service's own error envelope.
  */
 import { randomUUID } from 'node:crypto';
 import { type Context, Hono } from 'hono';
@@ -11,6 +11,7 @@ import { FaultInjector, faultMiddleware } from './faults.js';
 import { type InspectableService, mountInspection } from './inspection.js';
 import { RateLimiter, rateLimitMiddleware } from './rateLimit.js';
 import { RequestLog, requestLogMiddleware } from './requestLog.js';
+import { type RequestScopeOptions, requestScopeMiddleware } from './requestScope.js';
 
 export type Authenticate = (c: Context<EmulatorEnv>) => Response | undefined;
 
@@ -27,6 +28,11 @@ export interface EmulatorAppOptions {
   redactRequestBody?: (path: string) => boolean;
   /** Where unexpected exceptions are reported; defaults to one line on stderr (stdout may carry MCP). */
   onUnexpectedError?: (error: unknown, c: Context<EmulatorEnv>) => void;
+  /**
+   * The emulator's database: each request then runs as one unit of work on it (requestScope.ts), which is what
+   * lets several processes share a sandbox file. After the faults, so injected latency holds no lock.
+   */
+  database?: RequestScopeOptions;
 }
 
 export interface EmulatorApp {
@@ -61,6 +67,7 @@ export function createEmulatorApp(options: EmulatorAppOptions): EmulatorApp {
   });
   app.use('*', requestLogMiddleware(log, clock, options.redactRequestBody));
   app.use('*', faultMiddleware(faults, errorBody));
+  if (options.database) app.use('*', requestScopeMiddleware(options.database, errorBody));
   const { authenticate } = options;
   if (authenticate) {
     app.use('*', async (c, next) => {

@@ -30,7 +30,11 @@ export interface EndpointSpec {
    * the parameters named in `keepInQuery`.
    */
   longUrl?: { maxUrlLength: number; method: HttpMethod; path: string; keepInQuery?: readonly string[] };
-  /** Overrides the method's idempotency (e.g. a POST search is safe to repeat). */
+  /**
+   * Whether a request may be sent again after a failure that leaves its outcome open; default: the tool's
+   * idempotentHint (what the agent is told), so the two never disagree. Set it where they must differ (an
+   * update that may upsert).
+   */
   idempotent?: boolean;
   /** The upstream documents this endpoint as taking no credentials: none are sent. */
   anonymous?: boolean;
@@ -128,7 +132,7 @@ export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ct
         paramFields,
         query: serialize(structured),
         ...(body !== undefined ? { body } : {}),
-        ...(endpoint.idempotent !== undefined ? { idempotent: endpoint.idempotent } : {}),
+        idempotent: endpoint.idempotent ?? row.hints.idempotentHint,
         ...(endpoint.anonymous ? { anonymous: true } : {}),
       };
       if (endpoint.longUrl)

@@ -7,11 +7,13 @@ export type ErrorKind =
   | 'unauthorized' // upstream rejected the credential (401)
   | 'forbidden' // upstream refused the action for this credential (403)
   | 'not_found' // upstream has no such object (404)
-  | 'conflict' // upstream refused because of the object's state (409, 422)
+  | 'invalid_request' // upstream refused the request as invalid (400, 413, 414, 422): fix what it names and call again
+  | 'conflict' // upstream refused because of the object's current state (409)
   | 'rate_limited' // upstream or our own limiter said slow down (429)
   | 'upstream_unavailable' // 5xx from upstream
   | 'timeout' // no answer in time
   | 'network' // connection failed or was dropped
+  | 'outcome_unknown' // a call that is not safe to repeat failed after it was sent: it may have taken effect
   | 'upstream_error' // any other upstream 4xx
   | 'internal'; // a bug on our side; details are logged, not returned
 
@@ -42,6 +44,7 @@ const RETRYABLE_BY_DEFAULT: ReadonlySet<ErrorKind> = new Set([
 ]);
 
 export class ToolError extends Error {
+  private readonly init: ToolErrorInit;
   readonly kind: ErrorKind;
   readonly hint: string | undefined;
   readonly status: number | undefined;
@@ -54,6 +57,7 @@ export class ToolError extends Error {
   constructor(init: ToolErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
     this.name = 'ToolError';
+    this.init = init;
     this.kind = init.kind;
     this.hint = init.hint;
     this.status = init.status;
@@ -62,6 +66,22 @@ export class ToolError extends Error {
     this.retryable = init.retryable ?? RETRYABLE_BY_DEFAULT.has(init.kind);
     this.retryAfterSeconds = init.retryAfterSeconds;
     this.issues = init.issues;
+  }
+
+  /** A copy with some fields replaced: errors are values, so later layers refine them instead of mutating. */
+  with(changes: Partial<ToolErrorInit>): ToolError {
+    return new ToolError({ ...this.init, ...changes });
+  }
+
+  /** A copy whose texts for the agent (message, hint, issue problems) went through `rewrite`. */
+  mapText(rewrite: (text: string) => string): ToolError {
+    return this.with({
+      message: rewrite(this.message),
+      ...(this.hint !== undefined ? { hint: rewrite(this.hint) } : {}),
+      ...(this.issues
+        ? { issues: this.issues.map((issue) => ({ ...issue, problem: rewrite(issue.problem) })) }
+        : {}),
+    });
   }
 
   /** The JSON an agent sees. Only fields that carry information are present. */

@@ -52,6 +52,11 @@ export interface UpstreamClientOptions {
   parseError: (status: number, body: unknown) => ParsedUpstreamError;
   /** Hints per status for this upstream (e.g. where to find ids); falls back to generic ones. */
   hintFor?: (kind: ErrorKind, status: number, request: UpstreamRequest) => string | undefined;
+  /**
+   * Refines an upstream refusal (4xx) once no retry follows, e.g. with the closest field names read from the
+   * upstream. Best effort: it must resolve (never reject), and returns the error unchanged when it has nothing.
+   */
+  explainError?: (error: ToolError, request: UpstreamRequest) => Promise<ToolError>;
   /** Key for the client-side rate limit of a request, e.g. `GET /issues/{id}`. */
   rateLimitKey?: (request: UpstreamRequest) => string;
   rateLimiter?: RateLimiter;
@@ -69,9 +74,15 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 export class UpstreamClient {
   private readonly opts: Required<
-    Omit<UpstreamClientOptions, 'hintFor' | 'rateLimiter' | 'rateLimitKey' | 'rateLimitPenaltySeconds'>
+    Omit<
+      UpstreamClientOptions,
+      'hintFor' | 'explainError' | 'rateLimiter' | 'rateLimitKey' | 'rateLimitPenaltySeconds'
+    >
   > &
-    Pick<UpstreamClientOptions, 'hintFor' | 'rateLimiter' | 'rateLimitKey' | 'rateLimitPenaltySeconds'>;
+    Pick<
+      UpstreamClientOptions,
+      'hintFor' | 'explainError' | 'rateLimiter' | 'rateLimitKey' | 'rateLimitPenaltySeconds'
+    >;
 
   constructor(options: UpstreamClientOptions) {
     this.opts = {
@@ -138,8 +149,13 @@ export class UpstreamClient {
         attempt,
         ms,
       });
+      if (outcome.status === 429 && outcome.retryAfterSeconds !== undefined) {
+        // The upstream blocks the whole key (the store: the base, for 30 s), not just this call: hold every
+        // call for it until the wait is over instead of sending more that would only be refused.
+        this.opts.rateLimiter?.pause(rateKey, outcome.retryAfterSeconds * 1000);
+      }
       const delay = this.retryDelay(outcome, idempotent, attempt);
-      if (delay === undefined) throw outcome;
+      if (delay === undefined) throw await this.finalError(outcome, req, idempotent);
       await sleep(delay, req.signal);
     }
   }
@@ -147,17 +163,45 @@ export class UpstreamClient {
   /** Milliseconds to wait before the next try, or undefined when trying again is not safe or not useful. */
   private retryDelay(error: ToolError, idempotent: boolean, attempt: number): number | undefined {
     if (attempt >= this.opts.maxRetries || !error.retryable) return undefined;
-    // A 429 was refused before any work was done, and a refused connection never reached the server: both are
-    // safe to repeat for any method. Anything else may have had its effect upstream, so only idempotent calls
-    // are repeated.
-    const neverReached = error.kind === 'rate_limited' || error.upstreamCode === 'ECONNREFUSED';
-    if (!idempotent && !neverReached) return undefined;
+    // A call that is not safe to repeat is sent again only when the failure proves it had no effect (a 429, a
+    // refused connection); anything that may have had its effect upstream is reported, never re-sent.
+    if (!idempotent && mayHaveTakenEffect(error)) return undefined;
     if (error.retryAfterSeconds !== undefined) {
       const ms = error.retryAfterSeconds * 1000;
       return ms <= this.opts.maxRetryAfterMs ? ms : undefined;
     }
     const cap = Math.min(4000, 250 * 2 ** attempt);
     return Math.round(cap / 2 + Math.random() * (cap / 2));
+  }
+
+  /**
+   * The error the caller sees once nothing more will be tried. A call that is not safe to repeat and may have
+   * taken effect becomes `outcome_unknown`: "try again" would be the wrong advice there, since the upstream may
+   * already have done it. A refusal may be explained further by the service (`explainError`).
+   */
+  private async finalError(error: ToolError, req: UpstreamRequest, idempotent: boolean): Promise<ToolError> {
+    if (!idempotent && mayHaveTakenEffect(error)) return this.outcomeUnknown(error, req);
+    if (this.opts.explainError && error.status !== undefined && error.status < 500) {
+      return this.opts.explainError(error, req).catch(() => error);
+    }
+    return error;
+  }
+
+  private outcomeUnknown(error: ToolError, req: UpstreamRequest): ToolError {
+    const where = `${this.opts.service} upstream (${req.method} ${req.path})`;
+    const what =
+      error.status !== undefined
+        ? `answered ${error.status}${error.upstreamMessage ? ` (${error.upstreamMessage})` : ''}`
+        : error.kind === 'timeout'
+          ? `did not answer within ${this.opts.timeoutMs / 1000} s`
+          : `dropped the connection (${error.upstreamCode ?? 'connection failed'})`;
+    return error.with({
+      kind: 'outcome_unknown',
+      message: `${where} ${what} after the request was sent: whether it took effect is unknown.`,
+      hint: 'Do not repeat the call blindly: it may have taken effect, and repeating it could do it twice. First check whether it did (read or list what it would have created or changed); call again only if it did not.',
+      retryable: false,
+      retryAfterSeconds: undefined,
+    });
   }
 
   private async once<T>(
@@ -196,7 +240,9 @@ export class UpstreamClient {
       kind: 'network',
       message: `Could not reach ${where}: ${code ?? 'connection failed'}.`,
       ...(code ? { upstreamCode: code } : {}),
-      hint: 'Check the base URL setting and the network; the call can be tried again.',
+      hint: NEVER_SENT_CODES.has(code ?? '')
+        ? 'The request never reached the upstream, so nothing changed. Check the base URL setting and the network; the call can be tried again.'
+        : 'Check the base URL setting and the network; the call can be tried again.',
       cause: error,
     });
   }
@@ -222,11 +268,37 @@ export class UpstreamClient {
   }
 }
 
+/**
+ * Failures that prove the request never reached the upstream: no connection was made (refused, no such host,
+ * DNS down, connect timeout). Codes that can also end a connection after the request went out (ECONNRESET,
+ * EPIPE, EHOSTUNREACH on a live socket, undici's "other side closed") prove nothing and are left out.
+ */
+const NEVER_SENT_CODES: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+/**
+ * Whether a failed request may have had its effect upstream. A 4xx is a refusal: the upstream did not act (408
+ * and 429 included: the request was not processed). No 5xx proves the opposite in general, whatever an upstream
+ * says of its own: 500 and 504 can come after the work was done, 502 and 503 can come from any proxy on the
+ * way (the store documents its 503 as possibly "timed out processing your request"). A timeout, or a connection
+ * that dropped after it was made, leaves the outcome open too.
+ */
+export function mayHaveTakenEffect(error: ToolError): boolean {
+  if (error.status !== undefined) return error.status >= 500;
+  if (error.kind !== 'network' && error.kind !== 'timeout') return false;
+  return !NEVER_SENT_CODES.has(error.upstreamCode ?? '');
+}
+
 export function kindForStatus(status: number): ErrorKind {
   if (status === 401) return 'unauthorized';
   if (status === 403) return 'forbidden';
   if (status === 404) return 'not_found';
-  if (status === 409 || status === 422) return 'conflict';
+  if (status === 400 || status === 413 || status === 414 || status === 422) return 'invalid_request';
+  if (status === 409) return 'conflict';
   if (status === 429) return 'rate_limited';
   if (status === 408) return 'timeout';
   if (status >= 500) return 'upstream_unavailable';
@@ -239,6 +311,10 @@ function genericHint(kind: ErrorKind, retryAfter: number | undefined): string | 
       return 'The configured credential was rejected; check that it is current and for the right account.';
     case 'forbidden':
       return 'The credential lacks permission for this action.';
+    case 'invalid_request':
+      return 'The upstream refused the request as invalid; its message says what to change. Correct that and call again.';
+    case 'conflict':
+      return "The upstream refused because of the object's current state; read it again before deciding what to do.";
     case 'rate_limited':
       return retryAfter !== undefined
         ? `Wait ${retryAfter} s before calling again.`

@@ -1,24 +1,44 @@
 // The MCP server over a prepared ToolSet. Built on the SDK's low-level Server so that tools/list serves the
 // prepared entries and a server instance costs almost nothing: stateless HTTP builds one per request.
 
-import { ProtocolError, ProtocolErrorCode, Server } from '@modelcontextprotocol/server';
+import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import { isToolError } from './errors.js';
+import { log } from './log.js';
+import {
+  cancellationReason,
+  isDisconnect,
+  ProtocolServer,
+  SUPPORTED_PROTOCOL_VERSIONS,
+  toolCallSignal,
+} from './protocol.js';
 import { errorResult, successResult } from './result.js';
-import type { Principal } from './tool.js';
-import type { ToolSet } from './toolset.js';
+import { outcomeCheckHint, type Principal } from './tool.js';
+import type { PreparedTool, ToolSet } from './toolset.js';
 import { validateArguments } from './validate.js';
+import { VERSION } from './version.js';
 
 export const SERVER_NAME = 'switchboard';
-export const SERVER_VERSION = '0.1.0';
+/** package.json's version, the same one `switchboard --version` prints. */
+export const SERVER_VERSION = VERSION;
 
 export interface McpServerOptions {
   /** The verified caller of this HTTP request (per-user OAuth); every tool call it makes runs as them. */
   principal?: Principal;
+  /**
+   * The protocol era this instance serves (the SDK's serving entries say): it decides whether a dropped connection
+   * cancels a tool call (2026-07-28) or not (2025 revisions; see toolCallSignal).
+   */
+  era?: 'legacy' | 'modern';
 }
 
 export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}): Server {
-  const server = new Server(
+  const server = new ProtocolServer(
     { name: SERVER_NAME, version: SERVER_VERSION },
-    { capabilities: { tools: {} }, instructions: toolSet.instructions },
+    {
+      capabilities: { tools: {} },
+      instructions: toolSet.instructions,
+      supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    },
   );
   server.setRequestHandler('tools/list', async () => ({ tools: toolSet.listEntries as never }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
@@ -32,18 +52,57 @@ export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}
       );
     }
     const parsed = validateArguments(tool.definition.input, args, tool.name);
-    if (!parsed.ok) return server.projectCallToolResult(errorResult(parsed.error, tool.name), undefined);
+    if (!parsed.ok) {
+      return server.projectCallToolResult(
+        errorResult(presentError(parsed.error, tool, toolSet), tool.name),
+        undefined,
+      );
+    }
+    const call = toolCallSignal(ctx.mcpReq.signal, options.era);
     try {
       const value = await tool.definition.run(parsed.value, tool.context, {
-        signal: ctx.mcpReq.signal,
+        signal: call.signal,
         toolName: tool.name,
         nameStyle: toolSet.nameStyle,
         ...(options.principal ? { principal: options.principal } : {}),
       });
+      if (isDisconnect(ctx.mcpReq.signal.reason)) {
+        // A 2025-era call whose client went away: it ran to completion, and the SDK drops the undeliverable result.
+        log('info', 'tool call completed after its client disconnected; the result was not delivered', {
+          tool: tool.name,
+        });
+      }
       return server.projectCallToolResult(successResult(value), undefined);
     } catch (error) {
-      return server.projectCallToolResult(errorResult(error, tool.name), undefined);
+      if (call.signal.aborted) {
+        // A cancellation, not a crash: the SDK sends nothing more for a cancelled request, so this result is dropped.
+        log('info', 'tool call cancelled', {
+          tool: tool.name,
+          reason: cancellationReason(call.signal.reason),
+        });
+        return { content: [{ type: 'text', text: `${tool.name} was cancelled.` }], isError: true };
+      }
+      return server.projectCallToolResult(
+        errorResult(presentError(error, tool, toolSet), tool.name),
+        undefined,
+      );
+    } finally {
+      call.dispose();
     }
   });
   return server;
+}
+
+/**
+ * A tool's failure as its caller should read it: an unknown outcome says how to check it with this tool's own
+ * check (the upstream client cannot know which tool reads back what), and tool names follow the client's style.
+ */
+function presentError(error: unknown, tool: PreparedTool, toolSet: ToolSet): unknown {
+  if (!isToolError(error)) return error;
+  const check = tool.definition.outcomeCheck;
+  const explained =
+    error.kind === 'outcome_unknown' && check
+      ? error.with({ hint: outcomeCheckHint(tool.specName, check) })
+      : error;
+  return explained.mapText(toolSet.rewriteToolNames);
 }

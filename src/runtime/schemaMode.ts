@@ -5,16 +5,30 @@
 
 import { z } from 'zod';
 import { invalidArguments, type ToolError } from './errors.js';
-import { describeIssues } from './validate.js';
+import { describeIssues, REPORT_INPUT } from './validate.js';
 
 export const TOOL_MODES = ['get_request_schema', 'execute'] as const;
 export type ToolMode = (typeof TOOL_MODES)[number];
 
+/**
+ * `request_body` as models send it. The spec's form is JSON text, but models often pass the body itself (an
+ * object, or an array where the body is one): that is taken as its JSON text, so it is checked and sent exactly
+ * as given. null counts as not given. Published as a plain string (the preprocess step does not show in the JSON
+ * Schema): the text form stays the documented one, and `anyOf` would cost tokens in every tools/list.
+ */
+const requestBodyParameter = z.preprocess(
+  (value) => (value === null ? undefined : typeof value === 'object' ? JSON.stringify(value) : value),
+  z.string({ error: 'JSON text of the request body' }).optional(),
+);
+
 /** The two parameters every schema-mode tool has, in the spec's words. */
 export const schemaModeShape = {
-  // Kept short: tools/list is paid for in every agent's context, and the enum values say most of it.
+  // Each schema-mode tool says how the modes work in its own definition (clients may drop the server
+  // instructions), once, here: a `mode` description would cost more tokens per tool than this one clause.
   mode: z.enum(TOOL_MODES),
-  request_body: z.string().optional().describe('JSON body; required for execute.'),
+  request_body: requestBodyParameter.describe(
+    'JSON body, required for execute; get_request_schema returns its schema',
+  ),
 };
 
 /** An OpenAPI 3.1 Request Body Object. */
@@ -73,9 +87,9 @@ export function parseRequestBody(
       ),
     };
   }
-  const checked = schema.safeParse(value);
+  const checked = schema.safeParse(value, REPORT_INPUT);
   if (checked.success) return { ok: true, value };
-  const issues = describeIssues(checked.error.issues, 'request_body');
+  const issues = describeIssues(checked.error.issues, 'request_body', schema);
   return {
     ok: false,
     error: invalidArguments(

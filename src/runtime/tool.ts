@@ -37,6 +37,17 @@ export interface Principal {
   grantId: string;
 }
 
+/**
+ * How to find out whether a call that is not safe to repeat took effect, when its outcome is unknown (it failed
+ * after the request was sent). The `outcome_unknown` error's hint is built from it.
+ */
+export interface OutcomeCheck {
+  /** The tool of the same service, without prefix, that shows it; absent when the upstream cannot show it. */
+  tool?: string;
+  /** With `tool`: what to look for ("for the records you sent"). Without: what to do instead. */
+  how: string;
+}
+
 export interface ToolDefinition<Ctx> {
   /** Name without the service prefix, e.g. `WhoAmI`. */
   name: string;
@@ -44,6 +55,8 @@ export interface ToolDefinition<Ctx> {
   description: string;
   input: z.ZodObject;
   hints: ToolHints;
+  /** For tools whose calls are not safe to repeat: how to check whether one took effect. */
+  outcomeCheck?: OutcomeCheck;
   /** Receives arguments already validated against `input`. */
   run(args: unknown, ctx: Ctx, call: ToolCall): Promise<unknown>;
 }
@@ -69,6 +82,38 @@ export function toolsFor<Ctx>() {
   return {
     define: <S extends z.ZodObject>(def: Parameters<typeof defineTool<Ctx, S>>[0]) => defineTool<Ctx, S>(def),
   };
+}
+
+/**
+ * The hint of an `outcome_unknown` error of tool `specName` (`StoreApi.CreateStoreRecords`): how to check
+ * before calling again. Names are the spec's; the server restyles them for the client.
+ */
+export function outcomeCheckHint(specName: string, check: OutcomeCheck): string {
+  const risk = `${specName} may have taken effect although it failed, and calling it again could do it twice.`;
+  if (check.tool === undefined) return `${risk} ${check.how}`;
+  const prefix = specName.slice(0, specName.indexOf('.'));
+  return `${risk} First check with ${prefix}.${check.tool} ${check.how}; call ${specName} again only for what did not take effect.`;
+}
+
+/**
+ * Attaches each service's outcome checks (a table by tool name) to its tools; a name that is no tool of the
+ * list is a mistake caught at start-up.
+ */
+export function withOutcomeChecks<Ctx>(
+  tools: readonly ToolDefinition<Ctx>[],
+  checks: Readonly<Record<string, OutcomeCheck>>,
+): ToolDefinition<Ctx>[] {
+  const names = new Set(tools.map((tool) => tool.name));
+  for (const [name, check] of Object.entries(checks)) {
+    if (!names.has(name)) throw new Error(`Outcome check for unknown tool ${name}`);
+    if (check.tool !== undefined && !names.has(check.tool)) {
+      throw new Error(`Outcome check of ${name} names unknown tool ${check.tool}`);
+    }
+  }
+  return tools.map((tool) => {
+    const check = checks[tool.name];
+    return check ? { ...tool, outcomeCheck: check } : tool;
+  });
 }
 
 /** A service: its tools plus the shared instructions sent once per session rather than in every tool. */

@@ -1,26 +1,43 @@
-// Serving a ToolSet over stdio or Streamable HTTP. Both protocol revisions the SDK serves (2026-07-28 and the
-// 2025-11-25 era) are accepted on both transports. Over HTTP every request gets a fresh, cheap server (the tool
-// list and schemas are prepared once in the ToolSet).
+// Serving a ToolSet over stdio or Streamable HTTP, through the SDK's serving entries. 2026-07-28 and the 2025
+// revisions (protocol.ts has the list) are accepted on both transports. Over HTTP every request gets a fresh, cheap
+// server (the tool list and schemas are prepared once in the ToolSet). What the SDK's entries leave unchecked is
+// checked here before them: stdio lines in stdio.ts, HTTP POSTs in checkMcpPost, socket limits in httpLimits.ts.
 
 import { timingSafeEqual } from 'node:crypto';
 import { serve as serveNode } from '@hono/node-server';
 import {
   type AuthInfo,
+  classifyInboundRequest,
   createMcpHandler,
   hostHeaderValidationResponse,
+  isJsonContentType,
   localhostAllowedHostnames,
   localhostAllowedOrigins,
   originValidationResponse,
+  ProtocolErrorCode,
+  readRequestBody,
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { Hono } from 'hono';
+import { type HttpLimits, nodeServerOptions, resolveHttpLimits } from './httpLimits.js';
 import { log } from './log.js';
 import { createMcpServer, SERVER_NAME, SERVER_VERSION } from './mcpServer.js';
+import {
+  BATCH_PROTOCOL_VERSION,
+  errorReply,
+  isObject,
+  MODERN_PROTOCOL_VERSIONS,
+  readableId,
+  unsupportedVersionError,
+} from './protocol.js';
+import { GuardedStdioTransport } from './stdio.js';
 import type { Principal } from './tool.js';
 import type { ToolSet } from './toolset.js';
 
 export function serveStdio(toolSet: ToolSet): { close(): Promise<void> } {
-  return sdkServeStdio(() => createMcpServer(toolSet), {
+  return sdkServeStdio((ctx) => createMcpServer(toolSet, { era: ctx.era }), {
+    // Answers what the SDK's own stdio transport would drop, and keeps the era decision to initialize (stdio.ts).
+    transport: new GuardedStdioTransport(),
     onerror: (error) => log('warn', 'stdio transport error', { error: error.message }),
   });
 }
@@ -49,6 +66,8 @@ export interface HttpOptions {
    * the port is 0).
    */
   auth?: HttpAuthGate | ((boundUrl: URL) => HttpAuthGate | Promise<HttpAuthGate>);
+  /** Socket limits (timeouts, connection cap); unset ones take DEFAULT_HTTP_LIMITS. */
+  limits?: Partial<HttpLimits>;
 }
 
 export const MCP_PATH = '/mcp';
@@ -81,7 +100,7 @@ export function createHttpApp(
   const handler = createMcpHandler(
     (ctx) => {
       const principal = ctx.authInfo && gate?.principalOf ? gate.principalOf(ctx.authInfo) : undefined;
-      return createMcpServer(toolSet, principal ? { principal } : {});
+      return createMcpServer(toolSet, { era: ctx.era, ...(principal ? { principal } : {}) });
     },
     {
       maxRequestBodySize: MAX_HTTP_REQUEST_BYTES,
@@ -91,15 +110,28 @@ export function createHttpApp(
   const extraHosts = [...(options.allowedHosts ?? []), ...(gate?.allowedHosts ?? [])];
   const hosts = [...localhostAllowedHostnames(), ...extraHosts];
   const origins = [...localhostAllowedOrigins(), ...extraHosts];
+  // DNS-rebinding protection: a web page must not be able to reach this server through a hostile hostname.
+  const refuseForeignHost = (request: Request) =>
+    hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
+  /** The SDK's handler, after the checks its entry leaves out (checkMcpPost). */
+  const serveMcp = async (request: Request, authInfo?: AuthInfo): Promise<Response> => {
+    const checked = await checkMcpPost(request);
+    if (checked instanceof Response) return checked;
+    return handler.fetch(checked.request, {
+      ...(authInfo ? { authInfo } : {}),
+      ...(checked.parsedBody !== undefined ? { parsedBody: checked.parsedBody } : {}),
+    });
+  };
   const app = new Hono();
-  app.get('/', (c) =>
-    c.json({ name: SERVER_NAME, version: SERVER_VERSION, mcp: MCP_PATH, tools: toolSet.tools.length }),
+  app.get(
+    '/',
+    (c) =>
+      refuseForeignHost(c.req.raw) ??
+      c.json({ name: SERVER_NAME, version: SERVER_VERSION, mcp: MCP_PATH, tools: toolSet.tools.length }),
   );
   gate?.mount?.(app);
   app.all(MCP_PATH, async (c) => {
-    // DNS-rebinding protection: a web page must not be able to reach this server through a hostile hostname.
-    const rejected =
-      hostHeaderValidationResponse(c.req.raw, hosts) ?? originValidationResponse(c.req.raw, origins);
+    const rejected = refuseForeignHost(c.req.raw);
     if (rejected) return rejected;
     if (
       options.bearerToken &&
@@ -113,11 +145,120 @@ export function createHttpApp(
       const verified = await gate.authenticate(c.req.raw);
       // Told apart by shape: @hono/node-server may replace the global Response class the answer was made with.
       if (!isAuthInfo(verified)) return verified;
-      return handler.fetch(c.req.raw, { authInfo: verified });
+      return serveMcp(c.req.raw, verified);
     }
-    return handler.fetch(c.req.raw);
+    return serveMcp(c.req.raw);
   });
   return { app, close: () => handler.close() };
+}
+
+function jsonRpcError(
+  status: number,
+  code: number,
+  message: string,
+  id: string | number | null = null,
+  data?: unknown,
+) {
+  return Response.json(errorReply(id, code, message, data), { status });
+}
+
+const NOT_ACCEPTABLE = 'Not Acceptable: Client must accept both application/json and text/event-stream';
+
+/**
+ * What Switchboard checks on a POST to the MCP endpoint before the SDK's handler sees it, where the SDK's answer
+ * falls short of the spec:
+ * - Accept: every revision says a client lists both application/json and text/event-stream. The SDK checks it for
+ *   2025 revisions only, by substring (so `*\/*` gets 406), and not at all for 2026-07-28. Checked here for all, as
+ *   media ranges; the SDK then gets the two types spelled out.
+ * - A `_meta` naming a revision not served: -32022 with the one supported list (the SDK lists 2026-07-28 alone).
+ * - JSON-RPC batches: only 2025-03-26 has them (a request without MCP-Protocol-Version is taken as 2025-03-26, as
+ *   2025-06-18 says); the SDK takes them under every revision.
+ * The body is read here once, within the same size limit, and handed on parsed.
+ */
+async function checkMcpPost(
+  request: Request,
+): Promise<Response | { request: Request; parsedBody?: unknown }> {
+  // Other methods and media types: the SDK's answers (405, 415) are right.
+  if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type')))
+    return { request };
+  if (!acceptsBoth(request.headers.get('accept'))) return jsonRpcError(406, -32_000, NOT_ACCEPTABLE);
+  let text: string;
+  try {
+    const read = await readRequestBody(request, MAX_HTTP_REQUEST_BYTES);
+    if (read.tooLarge) {
+      return jsonRpcError(
+        413,
+        -32_000,
+        `Payload Too Large: Request body must not exceed ${MAX_HTTP_REQUEST_BYTES} bytes`,
+      );
+    }
+    text = read.text;
+  } catch {
+    return jsonRpcError(400, ProtocolErrorCode.ParseError, 'Parse error: the request body could not be read');
+  }
+  const headers = new Headers(request.headers);
+  headers.set('accept', 'application/json, text/event-stream');
+  headers.delete('content-length'); // the body is handed on as text, measured anew
+  // Keeps the client's abort signal: on 2026-07-28 a closed response stream is the request's cancellation.
+  const forwarded = new Request(request.url, { method: 'POST', headers, body: text, signal: request.signal });
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    return { request: forwarded }; // the SDK answers the parse error
+  }
+  const protocolVersionHeader = request.headers.get('mcp-protocol-version') ?? undefined;
+  const route = classifyInboundRequest({
+    httpMethod: 'POST',
+    body,
+    ...(protocolVersionHeader ? { protocolVersionHeader } : {}),
+  });
+  if (route.kind === 'modern') {
+    const version = route.classification.revision;
+    if (version === undefined || !MODERN_PROTOCOL_VERSIONS.includes(version)) {
+      const error = unsupportedVersionError(version ?? 'unknown');
+      return jsonRpcError(400, error.code, error.message, readableId(body), error.data);
+    }
+  }
+  if (route.kind === 'legacy' && Array.isArray(body)) {
+    const version = protocolVersionHeader ?? BATCH_PROTOCOL_VERSION;
+    if (version !== BATCH_PROTOCOL_VERSION) {
+      return jsonRpcError(
+        400,
+        ProtocolErrorCode.InvalidRequest,
+        `Invalid Request: JSON-RPC batches are not supported by protocol revision ${version} (only ${BATCH_PROTOCOL_VERSION} has them); send one message per POST.`,
+      );
+    }
+    if (body.some((message) => isObject(message) && message.method === 'initialize')) {
+      // 2025-03-26, Lifecycle: the initialization request MUST NOT be part of a JSON-RPC batch.
+      return jsonRpcError(
+        400,
+        ProtocolErrorCode.InvalidRequest,
+        'Invalid Request: initialize cannot be part of a batch.',
+      );
+    }
+  }
+  return { request: forwarded, parsedBody: body };
+}
+
+/** Whether an Accept header admits both JSON and SSE. A missing one does not: MCP requires clients to send it. */
+function acceptsBoth(header: string | null): boolean {
+  return header !== null && accepts(header, 'application/json') && accepts(header, 'text/event-stream');
+}
+
+/** RFC 9110, Accept: the most specific media range that matches decides, and q=0 means "not acceptable". */
+function accepts(header: string, type: string): boolean {
+  const anySubtype = `${type.split('/')[0]}/*`;
+  let best: { specificity: number; q: number } | undefined;
+  for (const part of header.toLowerCase().split(',')) {
+    const [range = '', ...parameters] = part.split(';').map((piece) => piece.trim());
+    const specificity = range === type ? 3 : range === anySubtype ? 2 : range === '*/*' ? 1 : 0;
+    if (specificity === 0 || (best && best.specificity >= specificity)) continue;
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    const weight = q === undefined ? 1 : Number(q.slice(2));
+    best = { specificity, q: Number.isFinite(weight) ? weight : 1 };
+  }
+  return best !== undefined && best.q > 0;
 }
 
 export interface RunningHttpServer {
@@ -134,12 +275,14 @@ export async function serveHttp(
   // The app is built once the server listens: an auth gate may need the bound URL (port 0 picks one).
   let app: ReturnType<typeof createHttpApp> | undefined;
   const notReady = () => new Response('Starting', { status: 503, headers: { 'retry-after': '1' } });
+  const limits = resolveHttpLimits(options.limits);
   return new Promise((resolve, reject) => {
     const server = serveNode(
       {
         fetch: (request: Request, env: unknown) => (app ? app.app.fetch(request, env) : notReady()),
         hostname: listen.host,
         port: listen.port,
+        serverOptions: nodeServerOptions(limits),
       },
       (info) => {
         const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
@@ -153,7 +296,7 @@ export async function serveHttp(
         };
         Promise.resolve(typeof options.auth === 'function' ? options.auth(bound) : options.auth)
           .then((auth) => {
-            const { auth: _factory, ...rest } = options;
+            const { auth: _factory, limits: _limits, ...rest } = options;
             app = createHttpApp(toolSet, { ...rest, ...(auth ? { auth } : {}) });
             resolve({ url: `${bound.origin}${MCP_PATH}`, port: info.port, close });
           })
@@ -163,6 +306,8 @@ export async function serveHttp(
           });
       },
     );
+    // Set before the first connection is accepted: listen() only binds once this synchronous code has run.
+    server.maxConnections = limits.maxConnections;
     server.once('error', (error: NodeJS.ErrnoException) => {
       reject(
         error.code === 'EADDRINUSE'

@@ -98,9 +98,11 @@ describe('switchboard serve', () => {
     }
   });
 
-  it('refuses an unknown tool name in --tools, listing the known ones', async () => {
-    const proc = spawnCli(['serve', 'issuedesk', '--tools', 'Nope'], {}, /never/);
-    await expect(proc.ready).rejects.toThrow(/Unknown tool "Nope".*IssueDesk\.WhoAmI/s);
+  it('refuses an unknown tool name in --tools, suggesting the closest ones', async () => {
+    const proc = spawnCli(['serve', 'issuedesk', '--tools', 'GetIsue'], {}, /never/);
+    await expect(proc.ready).rejects.toThrow(
+      /Unknown tool "GetIsue" in --tools\. Closest: IssueDesk\.GetIssue\b/,
+    );
   });
 
   it('refuses to bind a non-loopback address without SWITCHBOARD_HTTP_TOKEN', async () => {
@@ -197,7 +199,8 @@ describe('switchboard emulate', () => {
     const proc = spawnCli(
       ['emulate', 'issuedesk', '--port', '0', '--token', 'my-chosen-token'],
       {},
-      /listening on (http:\/\/127\.0\.0\.1:\d+)[\s\S]*--token my-chosen-token/,
+      /^export ISSUEDESK_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)\nexport ISSUEDESK_API_TOKEN=my-chosen-token$/m,
+      { stream: 'stdout' },
     );
     try {
       const [, url] = await proc.ready;
@@ -214,7 +217,8 @@ describe('switchboard emulate', () => {
     const proc = spawnCli(
       ['emulate', 'messaging', '--port', '0', '--site-id', 'site-7', '--api-key', 'key-7', '--region', 'eu'],
       {},
-      /listening on (http:\/\/127\.0\.0\.1:\d+)\n\s+accepts: --site-id site-7 --api-key key-7 --region eu/,
+      /^export MESSAGING_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)\nexport MESSAGING_REGION=auto\nexport MESSAGING_SITE_ID=site-7\nexport MESSAGING_API_KEY=key-7$/m,
+      { stream: 'stdout' },
     );
     try {
       const [, url] = await proc.ready;
@@ -234,7 +238,8 @@ describe('switchboard emulate', () => {
     const proc = spawnCli(
       ['emulate', 'store', '--port', '0', '--token', 'patChosenToken'],
       {},
-      /listening on (http:\/\/127\.0\.0\.1:\d+)\n\s+accepts: --token patChosenToken/,
+      /^export STORE_BASE_URL=(http:\/\/127\.0\.0\.1:\d+)\nexport STORE_ACCESS_TOKEN=patChosenToken$/m,
+      { stream: 'stdout' },
     );
     try {
       const [, url] = await proc.ready;

@@ -19,12 +19,7 @@ const CHROMIUM = '/usr/bin/chromium';
 const HAVE_CHROMIUM = existsSync(CHROMIUM);
 const INSTALL = 'apt-get install -y chromium';
 
-if (!HAVE_CHROMIUM) {
-  process.stderr.write(
-    `consent-browser.test.ts: skipped, ${CHROMIUM} is missing. Install Debian's chromium to run it: ${INSTALL}\n`,
-  );
-}
-
+// Without chromium, test/setup/notes.ts says once, before the run, that these tests are skipped and why.
 describe.skipIf(!HAVE_CHROMIUM)(
   `the consent page in headless chromium (needs ${CHROMIUM}: ${INSTALL})`,
   () => {

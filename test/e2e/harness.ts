@@ -94,6 +94,9 @@ export async function connectCli(
     },
     stderr: 'pipe',
   });
+  // Read, or a chatty server would block once the pipe fills; forwarded to this process's stderr, which the
+  // test setup (test/setup/quietOutput.ts) shows only when the test fails.
+  transport.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
   return connectClient(transport);
 }
 
@@ -187,26 +190,41 @@ export async function startEmulator(options: { scale?: number; seed?: number } =
 
 export type Emulator = Awaited<ReturnType<typeof startEmulator>>;
 
-/** Runs the CLI as a child process and resolves once `pattern` appears on stderr. */
-export function spawnCli(args: string[], env: Record<string, string>, pattern: RegExp) {
+/** Runs the CLI as a child process and resolves once `pattern` appears on stderr (or on `options.stream`). */
+export function spawnCli(
+  args: string[],
+  env: Record<string, string>,
+  pattern: RegExp,
+  options: { stream?: 'stderr' | 'stdout' } = {},
+) {
   const child = spawn(process.execPath, [...CLI, ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
   });
   let stderr = '';
+  let stdout = '';
   const ready = new Promise<RegExpExecArray>((resolve, reject) => {
     const timer = setTimeout(
       () => reject(new Error(`timed out waiting for ${pattern}; stderr:\n${stderr}`)),
       20_000,
     );
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = pattern.exec(stderr);
+    const check = () => {
+      const match = pattern.exec(options.stream === 'stdout' ? stdout : stderr);
       if (match) {
         clearTimeout(timer);
         resolve(match);
       }
+    };
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+      // Shown only if the test fails (test/setup/quietOutput.ts).
+      process.stderr.write(chunk);
+      check();
+    });
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      check();
     });
     child.once('exit', (code) => {
       clearTimeout(timer);
@@ -217,6 +235,7 @@ export function spawnCli(args: string[], env: Record<string, string>, pattern: R
     child,
     ready,
     stderr: () => stderr,
+    stdout: () => stdout,
     stop: () =>
       new Promise<void>((resolve) => {
         if (child.exitCode !== null) return resolve();

@@ -74,6 +74,8 @@ describe('IssueDesk failures', () => {
     await emulator.faults([{ method: 'POST', kind: 'error', status: 500 }]);
     const result = await mcp.call('IssueDesk.AddMessage', { issue_id: '1', body: 'hello' });
     expect(result.isError).toBe(true);
+    expect(result.structured.error).toMatchObject({ kind: 'outcome_unknown', status: 500, retryable: false });
+    expect((result.structured.error as ErrorPayload).hint).toMatch(/may have taken effect/);
     expect((await emulator.requests()).filter((r) => r.method === 'POST')).toHaveLength(1);
   });
 

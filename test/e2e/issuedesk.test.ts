@@ -327,7 +327,8 @@ describe.each<Transport>(['stdio', 'http'])('IssueDesk end to end over %s', (tra
       value: target.id,
     });
     expect(bad.isError).toBe(true);
-    expect(bad.structured.error).toMatchObject({ kind: 'upstream_error', status: 400 });
+    expect(bad.structured.error).toMatchObject({ kind: 'invalid_request', status: 400, retryable: false });
+    expect((bad.structured.error as { hint: string }).hint).toMatch(/custom status slugs must exist/);
     const invalid = await mcp.call('IssueDesk.UpdateIssueStatus', {
       state: 'Not A Slug!',
       lookup_by: 'id',

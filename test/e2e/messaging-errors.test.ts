@@ -110,7 +110,10 @@ describe('MessagingTrackApi: bad input is refused before anything is sent', () =
       request_body: json({ name: 'é'.repeat(51) }),
     });
     expect(errorOf(longName).issues).toEqual([
-      { field: 'request_body.name', problem: 'must be at most 100 bytes (UTF-8)' },
+      {
+        field: 'request_body.name',
+        problem: `must be at most 100 bytes (UTF-8); got string "${'é'.repeat(40)}…"`,
+      },
     ]);
     const manyAttributes = Object.fromEntries(Array.from({ length: 301 }, (_, i) => [`a${i}`, i]));
     const tooMany = await mcp.call(T('UpdateOrAddPerson'), {
@@ -229,7 +232,10 @@ describe('MessagingTrackApi: credentials, upstream errors and retries', () => {
         customer_identifier: 'user-1',
         request_body: json({ name: 'not_retried' }),
       });
-      expect(errorOf(post)).toMatchObject({ kind: 'upstream_unavailable', status: 503 });
+      // Its outcome is unknown, and the Track API cannot read events back: the hint says what is safe instead.
+      expect(errorOf(post)).toMatchObject({ kind: 'outcome_unknown', status: 503, retryable: false });
+      expect(errorOf(post).hint).toMatch(/cannot read events back/);
+      expect(errorOf(post).hint).toMatch(/`id` \(a ULID\)/);
       expect((await upstream.requests()).map((r) => r.status)).toEqual([503]);
     } finally {
       await mcp.close();
@@ -244,8 +250,9 @@ describe('MessagingTrackApi: credentials, upstream errors and retries', () => {
         segment_identifier: 10,
         request_body: json({ ids: ['user-1'] }),
       });
-      expect(errorOf(result)).toMatchObject({ kind: 'upstream_error', status: 400 });
+      expect(errorOf(result)).toMatchObject({ kind: 'invalid_request', status: 400, retryable: false });
       expect(errorOf(result).message).toMatch(/manual/i);
+      expect(errorOf(result).hint).toMatch(/manual segments/);
     } finally {
       await mcp.close();
     }

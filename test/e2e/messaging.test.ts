@@ -380,6 +380,6 @@ describe.each<Transport>(['stdio', 'http'])('MessagingTrackApi end to end over %
       delivery_id_for_unsubscription: 'no-such-delivery',
     });
     expect(unknown.isError).toBe(true);
-    expect(unknown.structured.error).toMatchObject({ kind: 'upstream_error', status: 400 });
+    expect(unknown.structured.error).toMatchObject({ kind: 'invalid_request', status: 400 });
   });
 });

@@ -178,7 +178,8 @@ describe('StoreApi administration: upstream refusals and faults', () => {
       enterprise_account_id: account,
       request_body: JSON.stringify({ name: 'Never twice' }),
     });
-    expect(errorOf(create)).toMatchObject({ kind: 'upstream_unavailable', status: 503 });
+    expect(errorOf(create)).toMatchObject({ kind: 'outcome_unknown', status: 503 });
+    expect(errorOf(create).hint).toContain('First check with StoreApi.GetEnterpriseInfo');
     expect((await upstream.requests()).map((r) => r.status)).toEqual([503]);
     const accounts = await upstream.state<{ name: string }>('enterprise_accounts');
     expect(accounts.map((a) => a.name)).not.toContain('Never twice');

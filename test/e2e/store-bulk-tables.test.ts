@@ -158,8 +158,8 @@ describe('StoreApi bulk data tables end to end', () => {
     const existing = bulk.records(table.id)[4]!;
     const body = {
       records: [
-        { primaryKey: 'e2e.new@example.com', fields: { name: 'E2E New', seats: 4, active: true } },
-        { primaryKey: existing.primaryKey, fields: { plan: 'enterprise', seats: 77, active: null } },
+        { primaryKey: 'e2e.new@example.com', fields: { name: 'E2E New', seats: 4, status: 'active' } },
+        { primaryKey: existing.primaryKey, fields: { plan: 'enterprise', seats: 77, status: null } },
       ],
     };
     const result = await exec('UpsertStoreRecords', body);
@@ -173,7 +173,7 @@ describe('StoreApi bulk data tables end to end', () => {
     expect(bulk.record(table.id, 'e2e.new@example.com')?.fields).toEqual({
       name: 'E2E New',
       seats: 4,
-      active: true,
+      status: 'active',
     });
     const updated = bulk.record(table.id, existing.primaryKey)!;
     expect(updated.fields).toEqual({
@@ -183,6 +183,16 @@ describe('StoreApi bulk data tables end to end', () => {
       signupDate: existing.fields.signupDate,
     });
     expect(updated.updatedTime).toEqual(expect.any(String));
+  });
+
+  it('UpsertStoreRecords refuses a boolean cell before sending, as the published body allows none', async () => {
+    const result = await exec('UpsertStoreRecords', {
+      records: [{ primaryKey: 'e2e.flag@example.com', fields: { status: true } }],
+    });
+    expect(result.isError).toBe(true);
+    expect(result.text).toContain('status');
+    expect(await upstream.requests()).toEqual([]);
+    expect(bulk.record(table.id, 'e2e.flag@example.com')).toBeUndefined();
   });
 
   it('DeleteRecordsByPrimaryKeys deletes rows and echoes the keys', async () => {

@@ -148,7 +148,7 @@ describe('StoreApi: upstream refusals', () => {
     await upstream.clearLog();
   });
 
-  it('422 types arrive with the upstream message: unknown field, bad formula, unknown select option', async () => {
+  it('422 types arrive as invalid_request with the upstream message: unknown field, bad formula, unknown select option', async () => {
     const unknownField = await mcp.call(T('CreateStoreRecords'), {
       mode: 'execute',
       base_id: baseId,
@@ -156,18 +156,25 @@ describe('StoreApi: upstream refusals', () => {
       request_body: json({ records: [{ fields: { 'No such field': 1 } }] }),
     });
     expect(errorOf(unknownField)).toMatchObject({
-      kind: 'conflict',
+      kind: 'invalid_request',
       status: 422,
+      retryable: false,
       upstream_code: 'UNKNOWN_FIELD_NAME',
     });
     expect(errorOf(unknownField).message).toContain('No such field');
+    // Nothing is close to it: the hint lists the table's fields instead.
+    expect(errorOf(unknownField).hint).toContain('its fields: "Name", "Company"');
 
     const badFormula = await mcp.call(T('ListStoreRecords'), {
       base_id: baseId,
       table_id_or_name: tableId,
       filter_by_formula: 'NOPE({Name}',
     });
-    expect(errorOf(badFormula)).toMatchObject({ status: 422, upstream_code: 'INVALID_FILTER_BY_FORMULA' });
+    expect(errorOf(badFormula)).toMatchObject({
+      kind: 'invalid_request',
+      status: 422,
+      upstream_code: 'INVALID_FILTER_BY_FORMULA',
+    });
 
     const option = await mcp.call(T('CreateStoreRecords'), {
       mode: 'execute',
@@ -175,7 +182,107 @@ describe('StoreApi: upstream refusals', () => {
       table_id_or_name: tableId,
       request_body: json({ records: [{ fields: { Name: 'x', Stage: 'Not an option' } }] }),
     });
-    expect(errorOf(option)).toMatchObject({ status: 422, upstream_code: 'INVALID_MULTIPLE_CHOICE_OPTIONS' });
+    expect(errorOf(option)).toMatchObject({
+      kind: 'invalid_request',
+      status: 422,
+      upstream_code: 'INVALID_MULTIPLE_CHOICE_OPTIONS',
+    });
+  });
+
+  it('an unknown field name: the hint gives the closest field names of the table', async () => {
+    const result = await mcp.call(T('CreateStoreRecords'), {
+      mode: 'execute',
+      base_id: baseId,
+      table_id_or_name: tableId,
+      request_body: json({ records: [{ fields: { Name: 'typo', stage: 'Lead' } }] }),
+    });
+    expect(errorOf(result)).toMatchObject({ kind: 'invalid_request', upstream_code: 'UNKNOWN_FIELD_NAME' });
+    expect(errorOf(result).hint).toMatch(/No field "stage" in table "Deals"; closest: "Stage"/);
+    // The refused write, then one read of the base schema for the hint.
+    expect((await upstream.requests()).map((r) => `${r.method} ${r.path}`)).toEqual([
+      `POST /v0/${baseId}/${tableId}`,
+      `GET /v0/meta/bases/${baseId}/tables`,
+    ]);
+    // The same in a list's field selection.
+    const listed = await mcp.call(T('ListStoreRecords'), {
+      base_id: baseId,
+      table_id_or_name: tableId,
+      specific_fields: 'Name,Ammount',
+    });
+    expect(errorOf(listed).hint).toMatch(/No field "Ammount" in table "Deals"; closest: "Amount"/);
+  });
+
+  it('a token that cannot read the schema still gets a hint, pointing to the schema tool', async () => {
+    const writer = 'patWriteOnlyNoSchema123';
+    const scoped = await startStore({
+      tokens: [{ token: writer, scopes: ['data.records:read', 'data.records:write'] }],
+    });
+    const [base] = (await scoped.state<{ id: string; name: string }>('bases')).filter(
+      (b) => b.name === 'Sales CRM',
+    );
+    const client = await connectStore('http', scoped.env({ STORE_ACCESS_TOKEN: writer }));
+    try {
+      const result = await client.call(T('CreateStoreRecords'), {
+        mode: 'execute',
+        base_id: base!.id,
+        table_id_or_name: 'Deals',
+        request_body: json({ records: [{ fields: { stage: 'Lead' } }] }),
+      });
+      expect(errorOf(result)).toMatchObject({ kind: 'invalid_request', upstream_code: 'UNKNOWN_FIELD_NAME' });
+      expect(errorOf(result).hint).toMatch(
+        /No field "stage"\..*StoreApi\.GetStoreBaseSchema lists the fields/,
+      );
+    } finally {
+      await client.close();
+      await scoped.close();
+    }
+  });
+
+  it('an unknown select option: the hint gives the options and typecast, or says typecast did not help', async () => {
+    const result = await mcp.call(T('CreateStoreRecords'), {
+      mode: 'execute',
+      base_id: baseId,
+      table_id_or_name: tableId,
+      request_body: json({ records: [{ fields: { Name: 'x', Stage: 'Qualifed' } }] }),
+    });
+    expect(errorOf(result)).toMatchObject({
+      kind: 'invalid_request',
+      upstream_code: 'INVALID_MULTIPLE_CHOICE_OPTIONS',
+    });
+    const hint = errorOf(result).hint!;
+    expect(hint).toContain('"Qualifed" is not an option of field "Stage"');
+    expect(hint).toContain('Its options: "Lead", "Qualified", "Proposal"');
+    expect(hint).toContain('(closest: "Qualified")');
+    expect(hint).toContain('"typecast": true');
+  });
+
+  it('an invalid formula: the error gives the position, marked in the formula', async () => {
+    const result = await mcp.call(T('ListStoreRecords'), {
+      base_id: baseId,
+      table_id_or_name: tableId,
+      filter_by_formula: 'AND({Stage}="Lead", NOPE({Name})',
+    });
+    expect(errorOf(result)).toMatchObject({
+      kind: 'invalid_request',
+      upstream_code: 'INVALID_FILTER_BY_FORMULA',
+      issues: [
+        {
+          field: 'filter_by_formula',
+          problem: expect.stringMatching(/^Syntax error at position 4: .* \(marked: AND«\(»\{Stage\}/),
+        },
+      ],
+    });
+    expect(errorOf(result).hint).toMatch(/invalid at position 4 \(1-based, marked «»\)/);
+
+    const unknown = await mcp.call(T('ListStoreRecords'), {
+      base_id: baseId,
+      table_id_or_name: tableId,
+      filter_by_formula: '{Stgae}="Lead"',
+    });
+    expect(errorOf(unknown).issues).toEqual([
+      { field: 'filter_by_formula', problem: 'unknown field names: Stgae' },
+    ]);
+    expect(errorOf(unknown).hint).toMatch(/No field "Stgae" in table "Deals"; closest: "Stage"/);
   });
 
   it('a token without the write scope gets 403 with a hint; whoami lists an OAuth token’s scopes', async () => {
@@ -218,7 +325,7 @@ describe('StoreApi: upstream refusals', () => {
     expect(await upstream.requests()).toEqual([]);
   });
 
-  it('5xx: a read is retried; a create is not (it may have happened)', async () => {
+  it('5xx: a read is retried; a create is not (it may have happened): its outcome is unknown', async () => {
     await upstream.faults([{ path: `/v0/${baseId}/*`, kind: 'error', status: 503, times: 1 }]);
     const read = await mcp.call(T('ListStoreRecords'), {
       base_id: baseId,
@@ -235,8 +342,43 @@ describe('StoreApi: upstream refusals', () => {
       table_id_or_name: tableId,
       request_body: json({ records: [{ fields: { Name: 'maybe' } }] }),
     });
-    expect(errorOf(write)).toMatchObject({ kind: 'upstream_unavailable', status: 503 });
+    expect(errorOf(write)).toMatchObject({ kind: 'outcome_unknown', status: 503, retryable: false });
     expect((await upstream.requests()).map((r) => r.status)).toEqual([503]);
+  });
+
+  it('a create applied upstream, then cut off or answered 502: outcome_unknown, naming the listing tool; the record exists once', async () => {
+    for (const [fault, name] of [
+      [{ kind: 'drop' }, 'applied-then-dropped'],
+      [{ kind: 'error', status: 502 }, 'applied-then-502'],
+    ] as const) {
+      await upstream.clearLog();
+      await upstream.faults([
+        { method: 'POST', path: `/v0/${baseId}/${tableId}`, when: 'after', times: 1, ...fault },
+      ]);
+      const result = await mcp.call(T('CreateStoreRecords'), {
+        mode: 'execute',
+        base_id: baseId,
+        table_id_or_name: tableId,
+        request_body: json({ records: [{ fields: { Name: name } }] }),
+      });
+      expect(result.isError, name).toBe(true);
+      const error = errorOf(result) as ReturnType<typeof errorOf> & { retryable: boolean };
+      expect(error, name).toMatchObject({ kind: 'outcome_unknown', retryable: false });
+      expect(error.message, name).toMatch(/whether it took effect is unknown/);
+      expect(error.hint, name).toContain('First check with StoreApi.ListStoreRecords');
+      expect(error.hint, name).not.toMatch(/can be tried again/);
+      // Sent once, never again.
+      expect(
+        (await upstream.requests()).filter((r) => r.method === 'POST'),
+        name,
+      ).toHaveLength(1);
+      const found = await mcp.call(T('ListStoreRecords'), {
+        base_id: baseId,
+        table_id_or_name: tableId,
+        filter_by_formula: `{Name}="${name}"`,
+      });
+      expect((found.structured.records as unknown[]).length, name).toBe(1);
+    }
   });
 });
 

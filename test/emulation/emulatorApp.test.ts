@@ -33,12 +33,17 @@ function toyEmulator() {
   });
   const { app } = emulator;
   app.get('/widgets', (c) => c.json({ widgets: widgets() }));
-  app.post('/widgets', async (c) => c.json({ got: await c.req.json() }, 201));
+  const created: unknown[] = [];
+  app.post('/widgets', async (c) => {
+    const got = await c.req.json();
+    created.push(got);
+    return c.json({ got }, 201);
+  });
   app.get('/boom', () => {
     throw new Error('secret internals at /srv/app.js:12');
   });
   const auth = { authorization: 'Bearer secret-token' };
-  return { ...emulator, errors, auth };
+  return { ...emulator, errors, auth, created };
 }
 
 describe('createEmulatorApp', () => {
@@ -150,6 +155,28 @@ describe('createEmulatorApp', () => {
     const res = await app.request('/widgets', { headers: auth });
     expect(res.type).toBe('error');
     expect(log.since().at(-1)).toMatchObject({ status: 0, fault: 'drop' });
+  });
+
+  it('with when "after", the request takes effect and only then fails: replaced status, or dropped', async () => {
+    const { app, auth, faults, log, created } = toyEmulator();
+    const post = (n: number) =>
+      app.request('/widgets', { method: 'POST', headers: auth, body: JSON.stringify({ n }) });
+    faults.set([{ method: 'POST', kind: 'error', status: 502, when: 'after', times: 1 }]);
+    const failed = await post(1);
+    expect(failed.status).toBe(502);
+    expect(await failed.json()).toMatchObject({ error: { status: 502 } });
+    expect(created).toEqual([{ n: 1 }]);
+    expect(log.since().at(-1)).toMatchObject({ method: 'POST', status: 502, fault: 'error' });
+
+    faults.set([{ method: 'POST', kind: 'drop', when: 'after', times: 1 }]);
+    expect((await post(2)).type).toBe('error');
+    expect(created).toEqual([{ n: 1 }, { n: 2 }]);
+    expect(log.since().at(-1)).toMatchObject({ status: 0, fault: 'drop' });
+
+    // The default stays "before": the service never sees the request.
+    faults.set([{ method: 'POST', kind: 'error', status: 502, times: 1 }]);
+    expect((await post(3)).status).toBe(502);
+    expect(created).toHaveLength(2);
   });
 
   it('enforces rate limits per route label once enabled, after auth', async () => {

@@ -29,6 +29,9 @@ describe('parseFaultRules', () => {
         { method: 'get', path: '/issues/:id', kind: 'error', status: 503, times: 2 },
         { kind: 'rate_limit', retryAfterSeconds: 5 },
         { kind: 'drop' },
+        { method: 'POST', kind: 'drop', when: 'after' },
+        { kind: 'error', status: 502, when: 'after' },
+        { kind: 'latency', latencyMs: 5, when: 'before' },
       ],
     });
     expect(parsed.ok).toBe(true);
@@ -41,6 +44,8 @@ describe('parseFaultRules', () => {
     [{ rules: [{ kind: 'drop', times: 0 }] }, /rules\[0\]\.times/],
     [{ rules: [{ kind: 'drop', path: 'issues' }] }, /rules\[0\]\.path: must start with "\/"/],
     [{ rules: [{ kind: 'drop', colour: 'red' }] }, /colour/],
+    [{ rules: [{ kind: 'drop', when: 'later' }] }, /rules\[0\]\.when/],
+    [{ rules: [{ kind: 'rate_limit', when: 'after' }] }, /rules\[0\]\.when: a rate_limit fault refuses/],
     [{ rule: [] }, /rules/],
     [[], /expected object/i],
   ])('rejects %j with a message naming the field', (body, pattern) => {

@@ -1,9 +1,16 @@
-// Opening emulator databases with the right pragmas, in memory and on disk.
+// Opening emulator databases with the right pragmas, in memory and on disk, and the parts that let several
+// processes share a file: write transactions that take the lock at once, and telling another writer's commits.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../../src/emulation/sqlite.js';
+import {
+  ExternalChanges,
+  isBusyError,
+  openDatabase,
+  withBusyTimeout,
+  writeTransaction,
+} from '../../src/emulation/sqlite.js';
 
 const dir = mkdtempSync(join(tmpdir(), 'emulation-sqlite-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -27,5 +34,66 @@ describe('openDatabase', () => {
     const again = openDatabase(path);
     expect(again.prepare('SELECT x FROM t').pluck().get()).toBe(1);
     again.close();
+  });
+});
+
+describe('sharing a file between connections (as processes do)', () => {
+  function twoConnections(name: string) {
+    const path = join(dir, name);
+    const first = openDatabase(path);
+    first.exec('CREATE TABLE IF NOT EXISTS t (x INTEGER)');
+    const second = openDatabase(path);
+    // No waiting in this test: a connection that would wait for the lock fails at once instead.
+    second.pragma('busy_timeout = 0');
+    return { first, second };
+  }
+
+  it('waits up to the busy timeout for another writer, longer only while starting on a file being seeded', () => {
+    const db = openDatabase(join(dir, 'timeout.db'));
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    expect(withBusyTimeout(db, 120_000, () => db.pragma('busy_timeout', { simple: true }))).toBe(120_000);
+    expect(db.pragma('busy_timeout', { simple: true })).toBe(5000);
+    db.close();
+  });
+
+  it('writeTransaction holds the write lock from its start, before it has written anything', () => {
+    const { first, second } = twoConnections('lock.db');
+    let refused: unknown;
+    writeTransaction(first, () => {
+      first.prepare('SELECT COUNT(*) FROM t').get();
+      try {
+        second.prepare('INSERT INTO t VALUES (2)').run();
+      } catch (error) {
+        refused = error;
+      }
+      first.prepare('INSERT INTO t VALUES (1)').run();
+    });
+    expect(isBusyError(refused)).toBe(true);
+    // Nested, it is a savepoint of the open transaction: its failure undoes only its own writes.
+    writeTransaction(first, () => {
+      first.prepare('INSERT INTO t VALUES (3)').run();
+      expect(() =>
+        writeTransaction(first, () => {
+          first.prepare('INSERT INTO t VALUES (4)').run();
+          throw new Error('undo me');
+        }),
+      ).toThrow('undo me');
+    });
+    expect(second.prepare('SELECT x FROM t ORDER BY x').pluck().all()).toEqual([1, 3]);
+    first.close();
+    second.close();
+  });
+
+  it("ExternalChanges reports another connection's commits once, and never its own", () => {
+    const { first, second } = twoConnections('changes.db');
+    const watch = new ExternalChanges(first);
+    expect(watch.changed()).toBe(false);
+    first.prepare('INSERT INTO t VALUES (1)').run();
+    expect(watch.changed()).toBe(false);
+    second.prepare('INSERT INTO t VALUES (2)').run();
+    expect(watch.changed()).toBe(true);
+    expect(watch.changed()).toBe(false);
+    first.close();
+    second.close();
   });
 });

@@ -36,17 +36,42 @@ export function decide<T>(candidates: readonly Candidate<T>[], autoAccept: boole
   if (candidates.length === 0) return { kind: 'none' };
   const exact = candidates.filter((candidate) => candidate.exact);
   if (exact.length === 1) return { kind: 'accepted', candidate: exact[0]!, how: 'exact' };
-  const [best, second] = candidates;
-  if (
-    autoAccept &&
-    exact.length === 0 &&
-    best &&
-    best.score >= ACCEPT_THRESHOLD &&
-    (second === undefined || best.score - second.score >= ACCEPT_MARGIN)
-  ) {
+  const best = candidates[0];
+  if (autoAccept && exact.length === 0 && best && whyNotClear(candidates) === undefined) {
     return { kind: 'accepted', candidate: best, how: 'auto_accepted' };
   }
   return { kind: 'ambiguous', candidates: candidates.slice(0, MAX_CANDIDATES) };
+}
+
+/**
+ * Why auto-accept would not take the best candidate (best first in `candidates`): its confidence is too low or
+ * its lead too small; undefined when it would.
+ */
+function whyNotClear<T>(candidates: readonly Candidate<T>[]): string | undefined {
+  const [best, second] = candidates;
+  if (!best) return 'there is no candidate';
+  if (best.score < ACCEPT_THRESHOLD) {
+    return `the best confidence is ${round(best.score)}, below the ${ACCEPT_THRESHOLD} auto-accept needs`;
+  }
+  if (second !== undefined && best.score - second.score < ACCEPT_MARGIN) {
+    return `the best leads the next by ${round(best.score - second.score)}, less than the ${ACCEPT_MARGIN} auto-accept needs`;
+  }
+  return undefined;
+}
+
+/** What to do next, fitting the arguments given: auto-accept is suggested only where it would decide. */
+function nextStep<T>(candidates: readonly Candidate<T>[], lookup: LookupContext, exactTies: boolean): string {
+  const pick = 'Pick one and make its next_call';
+  const narrower = `or give a more specific \`${lookup.parameter}\``;
+  if (exactTies) return `${pick}; auto_accept_matches never chooses between exact matches.`;
+  const reason = whyNotClear(candidates);
+  if (lookup.args.auto_accept_matches === true) {
+    return `auto_accept_matches was true, but no candidate is a clear best match (${reason}). ${pick}, ${narrower}.`;
+  }
+  if (reason === undefined) {
+    return `${pick}; the first is a clear best match, which auto_accept_matches true would have accepted.`;
+  }
+  return `${pick}, ${narrower}; auto_accept_matches true would not decide here (${reason}).`;
 }
 
 /** For search tools, which never ask: the candidate to present as accepted, if the rule accepts one. */
@@ -84,7 +109,7 @@ export function needsConfirmation<T>(candidates: readonly Candidate<T>[], lookup
     message:
       `${candidates.length} ${lookup.noun}${candidates.length === 1 ? '' : 's'} could match ${JSON.stringify(lookup.query)}` +
       `${exactTies ? ' (several match exactly)' : ', none with certainty'}; nothing was done. ` +
-      'Pick one and make its next_call, or call again with auto_accept_matches true to accept a clear best match.',
+      nextStep(candidates, lookup, exactTies),
     parameter: lookup.parameter,
     query: lookup.query,
     candidates: candidates.map((candidate) => ({

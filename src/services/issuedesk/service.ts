@@ -1,5 +1,6 @@
 // The IssueDesk service: its tools, the instructions sent once per session, and its wiring from configuration.
 
+import type { RateLimiter } from '../../runtime/rateLimiter.js';
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
 import type { IssueDeskContext } from './resolve.js';
 import { ISSUEDESK_TOOLS } from './tools.js';
@@ -24,6 +25,8 @@ export interface IssueDeskConfig {
   /** Read on every call. */
   token: () => string | undefined;
   clientRateLimits?: boolean;
+  /** The client-side limiter (tests pass one on a virtual clock); default Pylon's published limits. */
+  rateLimiter?: RateLimiter;
   timeoutMs?: number;
   now?: () => Date;
 }
@@ -42,6 +45,7 @@ export function createIssueDeskRuntime(config: IssueDeskConfig): ServiceRuntime<
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
     token: config.token,
     ...(config.clientRateLimits !== undefined ? { clientRateLimits: config.clientRateLimits } : {}),
+    ...(config.rateLimiter ? { rateLimiter: config.rateLimiter } : {}),
     ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
   });
   return {

@@ -5,7 +5,14 @@
 import { z } from 'zod';
 import { endpointTool } from '../../runtime/endpoint.js';
 import { invalidArguments } from '../../runtime/errors.js';
-import { READ_ONLY, type ToolDefinition, toolsFor } from '../../runtime/tool.js';
+import {
+  type OutcomeCheck,
+  READ_ONLY,
+  type ToolDefinition,
+  toolsFor,
+  withOutcomeChecks,
+} from '../../runtime/tool.js';
+import { styledToolName } from '../../runtime/toolNames.js';
 import { plainTextToHtml } from '../../text/html.js';
 import {
   decodeCursor,
@@ -392,7 +399,7 @@ const getTeamAndAssignment = tool.define({
       team: { id: team.id, name: team.name, members },
       assignment: {
         team_id: team.id,
-        note: `To hand an issue to a member, call AssignIssue with user_lookup_by "id" and one of the member ids.`,
+        note: `To hand an issue to a member, call ${styledToolName('IssueDesk.AssignIssue', call.nameStyle)} with user_lookup_by "id" and one of the member ids.`,
       },
     };
   },
@@ -453,18 +460,29 @@ function searchResult<T>(
   return result;
 }
 
-export const ISSUEDESK_TOOLS: readonly ToolDefinition<IssueDeskContext>[] = [
-  whoAmI,
-  listIssues,
-  getIssue,
-  searchIssues,
-  assignIssue,
-  updateIssueStatus,
-  addMessage,
-  listContacts,
-  searchContacts,
-  listUsers,
-  searchUsers,
-  listTeams,
-  getTeamAndAssignment,
-];
+/** How to tell whether a call that is not safe to repeat took effect, when it failed after it was sent. */
+const ISSUEDESK_OUTCOME_CHECKS: Readonly<Record<string, OutcomeCheck>> = {
+  // The spec's tools do not read notes back; the issue's page in the issue desk shows them.
+  AddMessage: {
+    how: 'No IssueDesk tool reads notes back: open the issue in the issue desk (IssueDesk.GetIssue gives its link) to see whether the note is there before adding it again, or leave it if a duplicate note would be worse than a missing one.',
+  },
+};
+
+export const ISSUEDESK_TOOLS: readonly ToolDefinition<IssueDeskContext>[] = withOutcomeChecks(
+  [
+    whoAmI,
+    listIssues,
+    getIssue,
+    searchIssues,
+    assignIssue,
+    updateIssueStatus,
+    addMessage,
+    listContacts,
+    searchContacts,
+    listUsers,
+    searchUsers,
+    listTeams,
+    getTeamAndAssignment,
+  ],
+  ISSUEDESK_OUTCOME_CHECKS,
+);

@@ -3,16 +3,29 @@
 
 import { ToolError } from '../../runtime/errors.js';
 import { UpstreamClient, type UpstreamRequest } from '../../runtime/http.js';
-import { type RateLimit, RateLimiter } from '../../runtime/rateLimiter.js';
+import { type RateLimit, RateLimiter, type RateLimiterOptions } from '../../runtime/rateLimiter.js';
 import { registerSecret } from '../../runtime/secrets.js';
 import { PYLON_RATE_LIMITS_PER_MINUTE } from './rateLimits.js';
 
 export const DEFAULT_BASE_URL = 'https://api.usepylon.com';
 export const TOKEN_ENV = 'ISSUEDESK_API_TOKEN';
 
+/**
+ * Pylon's limits per endpoint, per minute. A second of slack beyond the minute (under 2% of the throughput):
+ * the eleventh call of a burst goes 61 s after the first, so it cannot land inside the upstream's minute even if
+ * the first one reached it up to a second late.
+ */
 const UPSTREAM_RATE_LIMITS: ReadonlyMap<string, RateLimit> = new Map(
-  Object.entries(PYLON_RATE_LIMITS_PER_MINUTE).map(([key, limit]) => [key, { limit, intervalMs: 60_000 }]),
+  Object.entries(PYLON_RATE_LIMITS_PER_MINUTE).map(([key, limit]) => [
+    key,
+    { limit, intervalMs: 60_000, slackMs: 1_000 },
+  ]),
 );
+
+/** The limiter the IssueDesk client uses, over Pylon's published limits; options let tests drive its clock. */
+export function issueDeskRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
+  return new RateLimiter(UPSTREAM_RATE_LIMITS, options);
+}
 
 export interface Page<T> {
   data: T[];
@@ -75,8 +88,10 @@ export interface IssueDeskUpstreamOptions {
   baseUrl?: string;
   /** Read per call, so a token set after start-up (or rotated) is used without a restart. */
   token: () => string | undefined;
-  /** Apply Pylon's published limits on our side (off against the sandbox emulator, which has none by default). */
+  /** Apply Pylon's published limits on our side (default on). */
   clientRateLimits?: boolean;
+  /** The limiter to use when `clientRateLimits` is on; default `issueDeskRateLimiter()`. */
+  rateLimiter?: RateLimiter;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
@@ -107,7 +122,9 @@ export class IssueDeskUpstream {
       parseError: parsePylonError,
       hintFor: pylonHint,
       rateLimitKey: (req: UpstreamRequest) => `${req.method} ${req.path}`,
-      ...(options.clientRateLimits === false ? {} : { rateLimiter: new RateLimiter(UPSTREAM_RATE_LIMITS) }),
+      ...(options.clientRateLimits === false
+        ? {}
+        : { rateLimiter: options.rateLimiter ?? issueDeskRateLimiter() }),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });
@@ -319,6 +336,16 @@ function pylonHint(kind: string, _status: number, req: UpstreamRequest): string 
   }
   if (kind === 'not_found' && req.path.startsWith('/teams/')) {
     return 'No team has that ID. IssueDesk.ListTeams lists the teams.';
+  }
+  if (kind === 'invalid_request') {
+    // 400 is the issue desk's answer to a value it does not take; its message names the value.
+    if (req.method === 'PATCH' && req.path === '/issues/{id}') {
+      return 'The issue desk refused the change; its message names the value. A state must be one of the states it lists (custom status slugs must exist in the workspace); an assignee must be a user ID (IssueDesk.SearchUsers finds it by name). Correct it and call again.';
+    }
+    if (req.path === '/issues/{id}/note') {
+      return 'The issue desk refused the note; its message says why. Correct the body and call again.';
+    }
+    return 'The issue desk refused the request as invalid; its message names what to change. Correct it and call again (a refused cursor: start the listing again without it).';
   }
   return undefined;
 }

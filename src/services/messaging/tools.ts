@@ -4,8 +4,14 @@
 import { z } from 'zod';
 import { endpointTool, isEmptyBody } from '../../runtime/endpoint.js';
 import type { UpstreamResponse } from '../../runtime/http.js';
-import type { ServiceDefinition, ToolDefinition, ToolHints } from '../../runtime/tool.js';
-import { READ_ONLY } from '../../runtime/tool.js';
+import {
+  type OutcomeCheck,
+  READ_ONLY,
+  type ServiceDefinition,
+  type ToolDefinition,
+  type ToolHints,
+  withOutcomeChecks,
+} from '../../runtime/tool.js';
 import { MESSAGING_BODIES } from './schemas.js';
 import type { TrackApi } from './upstream.js';
 
@@ -347,6 +353,39 @@ const tools = [
   }),
 ] satisfies ToolDefinition<MessagingContext>[];
 
-export const MESSAGING_TOOLS: readonly ToolDefinition<MessagingContext>[] = tools;
+/**
+ * The Track API writes only: nothing a call records can be read back through it, so an unknown outcome cannot
+ * be checked. What is safe instead is said per tool; the upstream drops an event whose ULID `id` it has seen.
+ */
+const unchecked = (what: string, again: string): OutcomeCheck => ({
+  how: `The tracking API cannot read ${what} back, so it cannot be checked. ${again}`,
+});
+const eventAgain =
+  'If request_body carried an `id` (a ULID), sending the same body again is safe: the upstream drops the repeat. Without one, sending again may record the event twice; do so only if a duplicate is harmless.';
+const v2Again =
+  'Operations that set state (identify, delete, devices, suppress, unsuppress, merge, relationships) are safe to send again; event, screen and page operations are recorded again unless they carry the same ULID `id`, so send those again only if a duplicate is harmless.';
+
+const MESSAGING_OUTCOME_CHECKS: Readonly<Record<string, OutcomeCheck>> = {
+  SendCustomerEvent: unchecked('events', eventAgain),
+  TrackAnonymousEvent: unchecked('events', eventAgain),
+  SubmitFormResponse: unchecked(
+    'form submissions',
+    'Submitting again may record the submission twice; do so only if a duplicate is harmless.',
+  ),
+  ReportCustomMetrics: unchecked(
+    'delivery metrics',
+    'Reporting again may count the metric twice; do so only if a double count is harmless.',
+  ),
+  ManageEntity: unchecked('what it changed', v2Again),
+  BatchProcessRequests: unchecked(
+    'what it changed',
+    `${v2Again} Send again only the operations that are safe to repeat.`,
+  ),
+};
+
+export const MESSAGING_TOOLS: readonly ToolDefinition<MessagingContext>[] = withOutcomeChecks(
+  tools,
+  MESSAGING_OUTCOME_CHECKS,
+);
 
 export type MessagingService = ServiceDefinition<MessagingContext>;

@@ -183,8 +183,12 @@ function trackHint(kind: ErrorKind, _status: number, request: UpstreamRequest): 
   if (kind === 'unauthorized') {
     return `Check ${SITE_ID_ENV} and ${API_KEY_ENV} (a Track API key, not an App API key) and the region: an account in one region is refused by the other region's host; MESSAGING_REGION=auto finds it.`;
   }
-  if (kind === 'upstream_error' && request.path.includes('{segment_id}')) {
+  if (kind === 'invalid_request' && request.path.includes('{segment_id}')) {
     return 'Only existing manual segments can be changed through the API; check the segment id and type.';
+  }
+  if (kind === 'invalid_request') {
+    // The upstream answers 400 with the field and the reason in its message (v1 `meta.errors`, v2 `errors`).
+    return 'The tracking API refused the request as invalid; its message names the field and the problem. Correct it (mode "get_request_schema" shows the shape request_body must have) and call again.';
   }
   return undefined;
 }

@@ -1,7 +1,13 @@
 // The StoreApi service: its tools, the instructions sent once per session, and its wiring from configuration.
 
-import type { ServiceDefinition, ServiceRuntime, ToolDefinition } from '../../runtime/tool.js';
+import {
+  type ServiceDefinition,
+  type ServiceRuntime,
+  type ToolDefinition,
+  withOutcomeChecks,
+} from '../../runtime/tool.js';
 import { savedStoreLoginFromEnv } from './credentials.js';
+import { STORE_OUTCOME_CHECKS } from './outcomeChecks.js';
 import { BULK_TABLE_TOOLS } from './tools/bulkTables.js';
 import { COLLABORATION_TOOLS } from './tools/collaboration.js';
 import { ENTERPRISE_TOOLS } from './tools/enterprise.js';
@@ -14,17 +20,20 @@ import { WEBHOOK_TOOLS } from './tools/webhooks.js';
 import { WORKSPACE_TOOLS } from './tools/workspaces.js';
 import { DEFAULT_BASE_URL, StoreApi, TOKEN_ENV, type TokenSource } from './upstream.js';
 
-export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = [
-  ...RECORD_TOOLS,
-  ...SCHEMA_TOOLS,
-  ...WEBHOOK_TOOLS,
-  ...IDENTITY_TOOLS,
-  ...SCIM_TOOLS,
-  ...COLLABORATION_TOOLS,
-  ...ENTERPRISE_TOOLS,
-  ...WORKSPACE_TOOLS,
-  ...BULK_TABLE_TOOLS,
-];
+export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = withOutcomeChecks(
+  [
+    ...RECORD_TOOLS,
+    ...SCHEMA_TOOLS,
+    ...WEBHOOK_TOOLS,
+    ...IDENTITY_TOOLS,
+    ...SCIM_TOOLS,
+    ...COLLABORATION_TOOLS,
+    ...ENTERPRISE_TOOLS,
+    ...WORKSPACE_TOOLS,
+    ...BULK_TABLE_TOOLS,
+  ],
+  STORE_OUTCOME_CHECKS,
+);
 
 export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, fields, views, records, comments, webhooks; sharing, workspaces, enterprise administration, SCIM, bulk data tables). Tools mirror the upstream endpoints one to one.
 - Tools with mode and request_body: call with mode "get_request_schema" first for the body's JSON Schema (with examples), then mode "execute" with request_body as JSON text. Bodies are checked before sending.
@@ -47,6 +56,8 @@ export interface StoreConfig {
   token: TokenSource;
   clientRateLimits?: boolean;
   timeoutMs?: number;
+  /** Sandbox only: what the emulator says of its seeded data, added to the server instructions. */
+  sandboxInstructions?: string;
 }
 
 /**
@@ -85,5 +96,9 @@ export function storeConfigFromEnv(
 }
 
 export function createStoreRuntime(config: StoreConfig): ServiceRuntime<StoreContext> {
-  return { definition: STORE, context: { api: new StoreApi(config) } };
+  // In the sandbox the instructions also name seeded ids a client could not otherwise find (data tables).
+  const definition = config.sandboxInstructions
+    ? { ...STORE, instructions: `${STORE_INSTRUCTIONS}\n- ${config.sandboxInstructions}` }
+    : STORE;
+  return { definition, context: { api: new StoreApi(config) } };
 }

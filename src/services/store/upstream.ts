@@ -7,6 +7,7 @@ import { type ParsedUpstreamError, UpstreamClient, type UpstreamRequest } from '
 import { RateLimiter } from '../../runtime/rateLimiter.js';
 import { registerSecret } from '../../runtime/secrets.js';
 import type { ToolCall } from '../../runtime/tool.js';
+import { explainStoreError } from './errorHints.js';
 
 export const DEFAULT_BASE_URL = 'https://api.airtable.com';
 /** The upstream documents attachment uploads on this host. */
@@ -60,18 +61,20 @@ export class StoreApi {
       });
     }
     registerSecret(token);
-    return new UpstreamClient({
+    const client: UpstreamClient = new UpstreamClient({
       service: 'StoreApi',
       baseUrl: host === 'content' ? this.contentUrl : this.baseUrl,
       authHeaders: () => ({ authorization: `Bearer ${token}` }),
       parseError: parseStoreError,
       hintFor: storeHint,
+      explainError: (error, request) => explainStoreError(error, request, client),
       rateLimitKey,
       rateLimitPenaltySeconds: PENALTY_SECONDS,
       ...(this.rateLimiter ? { rateLimiter: this.rateLimiter } : {}),
       ...(this.options.timeoutMs ? { timeoutMs: this.options.timeoutMs } : {}),
       ...(this.options.fetch ? { fetch: this.options.fetch } : {}),
     });
+    return client;
   }
 }
 
@@ -116,6 +119,8 @@ function storeHint(kind: ErrorKind, status: number): string | undefined {
   if (status === 429) {
     return `The base is in the upstream's ${PENALTY_SECONDS}-second penalty for going over 5 requests per second; wait ${PENALTY_SECONDS} s.`;
   }
-  if (status === 422) return 'The upstream refused the request as invalid; the message names what to fix.';
+  if (kind === 'invalid_request') {
+    return 'The upstream refused the request as invalid; its message names what to change. Correct that (for request_body, mode "get_request_schema" shows the expected shape) and call again.';
+  }
   return undefined;
 }

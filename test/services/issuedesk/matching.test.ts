@@ -96,4 +96,46 @@ describe('needsConfirmation', () => {
       },
     });
   });
+
+  describe('advice fits the arguments given', () => {
+    const ask = (candidates: Candidate<string>[], autoAccept: boolean) =>
+      needsConfirmation(candidates, {
+        parameter: 'value',
+        lookupByParameter: 'lookup_by',
+        query: 'login',
+        noun: 'issue',
+        args: { state: 'closed', lookup_by: 'search', value: 'login', auto_accept_matches: autoAccept },
+        call: {
+          signal: new AbortController().signal,
+          toolName: 'IssueDesk.UpdateIssueStatus',
+          nameStyle: 'dotted',
+        },
+      }).message;
+
+    it('auto_accept_matches already true: says why it did not decide, never to set it', () => {
+      const low = ask([candidate('a', 0.7), candidate('b', 0.2)], true);
+      expect(low).toMatch(/auto_accept_matches was true, but no candidate is a clear best match/);
+      expect(low).toMatch(/best confidence is 0\.7, below the 0\.8/);
+      expect(low).toMatch(/more specific `value`/);
+      expect(low).not.toMatch(/call again with auto_accept_matches true/);
+      const close = ask([candidate('a', 0.9), candidate('b', 0.85)], true);
+      expect(close).toMatch(/leads the next by 0\.05, less than the 0\.15/);
+    });
+
+    it('auto_accept_matches false: suggests it only where it would decide', () => {
+      expect(ask([candidate('a', 0.95), candidate('b', 0.5)], false)).toMatch(
+        /auto_accept_matches true would have accepted/,
+      );
+      const unclear = ask([candidate('a', 0.5), candidate('b', 0.45)], false);
+      expect(unclear).toMatch(/auto_accept_matches true would not decide here \(the best confidence is 0\.5/);
+    });
+
+    it('several exact matches: auto-accept is no way out, whatever was given', () => {
+      for (const autoAccept of [true, false]) {
+        const message = ask([candidate('a', 1, true), candidate('b', 1, true)], autoAccept);
+        expect(message).toMatch(/several match exactly/);
+        expect(message).toMatch(/never chooses between exact matches/);
+      }
+    });
+  });
 });

@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { requestBodyDocument } from '../../../src/runtime/schemaMode.js';
-import { describeIssues } from '../../../src/runtime/validate.js';
+import { describeIssues, REPORT_INPUT } from '../../../src/runtime/validate.js';
 import {
   ATTACHMENT_MAX_BASE64_CHARS,
   ATTACHMENT_MAX_BYTES,
@@ -48,9 +48,9 @@ function accepts(name: StoreBodyName, body: unknown): { zod: boolean; json: bool
 
 /** The problems the caller reports for a body (schemaMode's wording, field paths included). */
 function problems(name: StoreBodyName, body: unknown): string[] {
-  const parsed = STORE_BODIES[name].safeParse(body);
+  const parsed = STORE_BODIES[name].safeParse(body, REPORT_INPUT);
   if (parsed.success) return [];
-  return describeIssues(parsed.error.issues, 'request_body').map(
+  return describeIssues(parsed.error.issues, 'request_body', STORE_BODIES[name]).map(
     (issue) => `${issue.field}: ${issue.problem}`,
   );
 }
@@ -359,7 +359,10 @@ const VALID: [StoreBodyName, unknown][] = [
   ],
   // bulk data tables
   ['upsertBulkRecords', { records: [{ primaryKey: 'K1', fields: {} }] }],
-  ['upsertBulkRecords', { records: [{ primaryKey: 'K1', fields: { A: 'x', B: 2.5, C: false, D: null } }] }],
+  [
+    'upsertBulkRecords',
+    { records: [{ primaryKey: 'K1', fields: { A: 'x', B: 2.5, C: '2024-03-01T00:00:00.000Z', D: null } }] },
+  ],
   ['upsertBulkRecords', { records: bulkRows(BULK_RECORDS_PER_REQUEST) }],
   ['deleteBulkRecords', { primaryKeysForDelete: ['K1'] }],
   ['deleteBulkRecords', { primaryKeysForDelete: keys(BULK_RECORDS_PER_REQUEST) }],
@@ -736,6 +739,11 @@ const INVALID: [StoreBodyName, unknown, string][] = [
   ['upsertBulkRecords', { records: bulkRows(BULK_RECORDS_PER_REQUEST + 1) }, 'upsert over the limit'],
   ['upsertBulkRecords', { records: [{ fields: { A: 1 } }] }, 'upsert row without primaryKey'],
   ['upsertBulkRecords', { records: [{ primaryKey: 'K', fields: { A: [1] } }] }, 'cells are flat values'],
+  [
+    'upsertBulkRecords',
+    { records: [{ primaryKey: 'K', fields: { A: false } }] },
+    'no boolean cells (published body)',
+  ],
   ['deleteBulkRecords', { primaryKeysForDelete: [] }, 'delete no keys'],
   [
     'deleteBulkRecords',

@@ -17,6 +17,7 @@ import type {
 } from '../../../emulation/inspection.js';
 import { decodeCursor, encodeCursor, parseLimit } from '../../../emulation/pagination.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
+import type { SeedingReport } from '../../../emulation/seeding.js';
 import { serveEmulator } from '../../../emulation/serve.js';
 import { openDatabase } from '../../../emulation/sqlite.js';
 import { PYLON_RATE_LIMITS_PER_MINUTE } from '../rateLimits.js';
@@ -74,6 +75,8 @@ export interface IssueDeskEmulator {
   token: string;
   /** Request log, fault switches and rate limiter, for tests that drive them directly. */
   controls: Omit<EmulatorApp, 'app'>;
+  /** Whether this start seeded the database or kept its data, and the seed that data was made with. */
+  seeding: SeedingReport;
   close(): void;
 }
 
@@ -118,6 +121,11 @@ function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
 }
 
+/** The emulator's origin as this client reached it, for links back to the emulator. */
+function originOf(c: Context<EmulatorEnv>): string {
+  return new URL(c.req.url).origin;
+}
+
 export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): IssueDeskEmulator {
   const token = opts.token ?? DEFAULT_ISSUEDESK_TOKEN;
   if (token.trim() === '' || /\s/.test(token))
@@ -126,7 +134,11 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
   const configured = { seed: opts.seed ?? DEFAULT_SEED, scale: opts.scale ?? DEFAULT_SCALE };
   const db = openDatabase(opts.db ?? ':memory:');
   const store = new IssueDeskStore(db);
-  if (store.isEmpty() || opts.reset) store.replaceAll(buildSeedData({ ...configured, now: clock.now() }));
+  const fresh = store.seedIfEmpty(
+    () => buildSeedData({ ...configured, now: clock.now() }),
+    opts.reset === true,
+  );
+  const seeding: SeedingReport = { fresh, seed: store.seedInfo()?.seed };
   const tokenDigest = sha256(token);
 
   const service: InspectableService = {
@@ -153,6 +165,8 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
     service,
     rateLimits: ISSUEDESK_RATE_LIMITS,
     clock,
+    // No caches to refresh: every read goes to the database.
+    database: { db },
     authenticate: (c) => {
       const auth = parseAuthorization(c.req.header('authorization'));
       if (auth.scheme !== 'bearer') {
@@ -193,13 +207,20 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
     const page = store.issuesInWindow(window.value.startMs, window.value.endMs, after, limit.value);
     const last = page.items.at(-1);
     const next = page.hasMore && last ? encodeCursor('issues', [last.createdAt, last.id]) : null;
-    return c.json(listEnvelope(page.items.map(issueToWire), next, c.get('requestId')));
+    const origin = originOf(c);
+    return c.json(
+      listEnvelope(
+        page.items.map((issue) => issueToWire(issue, origin)),
+        next,
+        c.get('requestId'),
+      ),
+    );
   });
 
   app.get('/issues/:id', (c) => {
     const issue = store.findIssue(c.req.param('id'));
     if (!issue) return fail(c, 404, 'Issue not found');
-    return c.json(dataEnvelope(issueToWire(issue), c.get('requestId')));
+    return c.json(dataEnvelope(issueToWire(issue, originOf(c)), c.get('requestId')));
   });
 
   app.patch('/issues/:id', async (c) => {
@@ -210,7 +231,7 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
     if (!patch.ok) return fail(c, 400, patch.error);
     const updated = store.updateIssue(c.req.param('id'), patch.value, now());
     if (!updated.ok) return storeFail(c, updated.error);
-    return c.json(dataEnvelope(issueToWire(updated.value), c.get('requestId')));
+    return c.json(dataEnvelope(issueToWire(updated.value, originOf(c)), c.get('requestId')));
   });
 
   app.post('/issues/:id/note', async (c) => {
@@ -320,7 +341,7 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
   );
 
   const controls = { log: emulator.log, faults: emulator.faults, rateLimiter: emulator.rateLimiter, clock };
-  return { app, store, token, controls, close: () => db.close() };
+  return { app, store, token, controls, seeding, close: () => db.close() };
 }
 
 function cursorPosition(
@@ -357,7 +378,7 @@ function inspectCollection(
     case 'issues':
       return {
         total: store.counts().issues,
-        items: store.issuesByNumber(query.offset, query.limit).map(issueToWire),
+        items: store.issuesByNumber(query.offset, query.limit).map((issue) => issueToWire(issue, '')),
       };
     case 'messages': {
       const issueRef = query.params.issue_id;
@@ -389,7 +410,7 @@ function inspectItem(store: IssueDeskStore, name: string, id: string): unknown |
       if (!issue) return undefined;
       const messages = store.messages(0, Number.MAX_SAFE_INTEGER, issue.id).items.map(inspectMessage);
       const threads = store.threadsOfIssue(issue.id).map((t) => ({ id: t.id, name: t.name }));
-      return { ...issueToWire(issue), messages, threads };
+      return { ...issueToWire(issue, ''), messages, threads };
     }
     case 'messages': {
       const message = store.message(id);

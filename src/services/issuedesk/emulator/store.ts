@@ -5,7 +5,12 @@
 
 import { err, ok, type Result } from '../../../emulation/result.js';
 import { num, numOrNull, type Row, str, strOrNull } from '../../../emulation/rows.js';
-import type { SqliteDatabase } from '../../../emulation/sqlite.js';
+import {
+  SEED_BUSY_TIMEOUT_MS,
+  type SqliteDatabase,
+  withBusyTimeout,
+  writeTransaction,
+} from '../../../emulation/sqlite.js';
 import type {
   AccountRecord,
   ContactRecord,
@@ -397,10 +402,24 @@ export class IssueDeskStore {
     return this.#s.metaGet.get('org') === undefined;
   }
 
+  /**
+   * Seeds with what `build` makes when the database holds nothing yet (or when `reset`), checking and seeding
+   * in one write transaction, so two processes starting on an empty file seed it once. Returns whether it did.
+   */
+  seedIfEmpty(build: () => IssueDeskData, reset: boolean): boolean {
+    return withBusyTimeout(this.db, SEED_BUSY_TIMEOUT_MS, () =>
+      writeTransaction(this.db, () => {
+        if (!reset && !this.isEmpty()) return false;
+        this.replaceAll(build());
+        return true;
+      }),
+    );
+  }
+
   /** Replaces everything with `data` in one transaction: either all of it lands or none. */
   replaceAll(data: IssueDeskData): void {
     const s = this.#s;
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       for (const del of s.deleteAll) del.run();
       s.metaSet.run('org', json(data.org));
       s.metaSet.run('seed', json({ seed: data.seed, scale: data.scale }));
@@ -440,7 +459,7 @@ export class IssueDeskStore {
         s.insertThread.run({ id: t.id, issue_id: t.issueId, name: t.name, created_ms: t.createdAt });
       }
       for (const m of data.messages) s.insertMessage.run(messageParams(m));
-    })();
+    });
   }
 
   org(): OrgRecord {
@@ -506,6 +525,11 @@ export class IssueDeskStore {
   }
 
   updateIssue(idOrNumber: string, patch: IssuePatch, nowMs: number): Result<IssueView, StoreError> {
+    // Read and written under one write lock: another process's change to other fields is never overwritten.
+    return writeTransaction(this.db, () => this.#updateIssue(idOrNumber, patch, nowMs));
+  }
+
+  #updateIssue(idOrNumber: string, patch: IssuePatch, nowMs: number): Result<IssueView, StoreError> {
     const current = this.findIssue(idOrNumber);
     if (!current) return notFound('Issue not found');
     // A body with nothing to change (only nulls or unknown fields) is not an update, so updated_at stays.
@@ -578,6 +602,17 @@ export class IssueDeskStore {
     nowMs: number,
     newId: () => string,
   ): Result<MessageView, StoreError> {
+    // One write lock for the checks and the writes: two processes adding the first note of an issue at once
+    // make one default thread, not two.
+    return writeTransaction(this.db, () => this.#addNote(issueIdOrNumber, note, nowMs, newId));
+  }
+
+  #addNote(
+    issueIdOrNumber: string,
+    note: NoteInput,
+    nowMs: number,
+    newId: () => string,
+  ): Result<MessageView, StoreError> {
     const issue = this.findIssue(issueIdOrNumber);
     if (!issue) return notFound('Issue not found');
     let author: (UserRecord & { pos: number }) | undefined;
@@ -617,7 +652,7 @@ export class IssueDeskStore {
       timestamp: nowMs,
       fileUrls: note.attachmentUrls ?? [],
     };
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       if (threadId === undefined) {
         const existing = this.#s.defaultThread.get(issue.id) as Row | undefined;
         if (existing) threadId = str(existing, 'id');
@@ -634,7 +669,7 @@ export class IssueDeskStore {
       message.threadId = threadId;
       this.#s.insertMessage.run(messageParams(message));
       this.#s.touchIssue.run(nowMs, issue.id);
-    })();
+    });
     return ok(toMessageView(this.#s.messageById.get(message.id) as Row));
   }
 

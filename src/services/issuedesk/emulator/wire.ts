@@ -12,20 +12,24 @@ import type {
 } from './records.js';
 import type { TeamView } from './store.js';
 
-export const APP_BASE_URL = 'https://app.usepylon.com';
-
 /** RFC 3339 in UTC with whole seconds, the way upstream writes timestamps. */
 export function rfc3339(ms: number): string {
   return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }
 
-export function issueLink(number: number): string {
-  return `${APP_BASE_URL}/issues?issueNumber=${number}`;
+/**
+ * The issue's `link`. Upstream it opens the issue in the real product's web app (app.usepylon.com); an emulated
+ * issue does not exist there, and the same number there is someone's real issue, so the emulator links to its
+ * own view of the issue instead: the inspection item, which answers the issue with its messages and threads.
+ * `origin` is the emulator's origin as the client reached it ('' gives a link relative to the emulator).
+ */
+export function issueLink(number: number, origin: string): string {
+  return `${origin}/_emulator/state/issues/${number}`;
 }
 
 export type Json = Record<string, unknown>;
 
-export function issueToWire(issue: IssueView): Json {
+export function issueToWire(issue: IssueView, origin: string): Json {
   const out: Json = {
     id: issue.id,
     number: issue.number,
@@ -34,7 +38,7 @@ export function issueToWire(issue: IssueView): Json {
     state: issue.state,
     type: issue.type,
     source: issue.source,
-    link: issueLink(issue.number),
+    link: issueLink(issue.number, origin),
     created_at: rfc3339(issue.createdAt),
     updated_at: rfc3339(issue.updatedAt),
     tags: issue.tags,

@@ -15,6 +15,7 @@ import { createEmulatorApp, type EmulatorApp } from '../../../emulation/emulator
 import { type EmulatorEnv, type ErrorBodyFn, isControlPath } from '../../../emulation/env.js';
 import type { InspectableService, ResetOptions } from '../../../emulation/inspection.js';
 import { err, ok } from '../../../emulation/result.js';
+import type { SeedingReport } from '../../../emulation/seeding.js';
 import { serveEmulator } from '../../../emulation/serve.js';
 import { openDatabase } from '../../../emulation/sqlite.js';
 import { COLLECTION_NAMES } from './collections.js';
@@ -69,6 +70,8 @@ export interface MessagingEmulator {
   region: Region;
   /** Request log, fault switches and rate limiter, for tests that drive them directly. */
   controls: Omit<EmulatorApp, 'app'>;
+  /** Whether this start seeded the database or kept its data, and the seed that data was made with. */
+  seeding: SeedingReport;
   close(): void;
 }
 
@@ -130,7 +133,11 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
   if (configured.scale > MAX_SCALE) throw new Error(`scale must be at most ${MAX_SCALE}`);
   const db = openDatabase(opts.db ?? ':memory:');
   const store = new MessagingStore(db, { identifyBy });
-  if (store.isEmpty() || opts.reset) store.replaceAll(buildSeedData({ ...configured, now: clock.now() }));
+  const fresh = store.seedIfEmpty(
+    () => buildSeedData({ ...configured, now: clock.now() }),
+    opts.reset === true,
+  );
+  const seeding: SeedingReport = { fresh, seed: store.seedInfo()?.seed };
   const credentialsDigest = sha256(`${siteId}:${apiKey}`);
   const environmentId = environmentIdOf(siteId);
 
@@ -165,6 +172,8 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
     service,
     rateLimits: MESSAGING_RATE_LIMITS,
     clock,
+    // No caches to refresh: every read goes to the database.
+    database: { db },
     authenticate: (c) => {
       const { host, path } = hostOf(c.req.path);
       // The no-auth endpoints carry no credentials, so nothing tells a wrong host: both hosts serve them.
@@ -214,7 +223,7 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
   });
 
   const controls = { log: emulator.log, faults: emulator.faults, rateLimiter: emulator.rateLimiter, clock };
-  return { app, store, siteId, apiKey, region, controls, close: () => db.close() };
+  return { app, store, siteId, apiKey, region, controls, seeding, close: () => db.close() };
 }
 
 export interface RunningMessagingEmulator {

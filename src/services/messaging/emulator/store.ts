@@ -6,7 +6,12 @@
  * record, which is how a tester can see why nothing happened.
  */
 import { num, type Row, str, strOrNull } from '../../../emulation/rows.js';
-import type { SqliteDatabase } from '../../../emulation/sqlite.js';
+import {
+  SEED_BUSY_TIMEOUT_MS,
+  type SqliteDatabase,
+  withBusyTimeout,
+  writeTransaction,
+} from '../../../emulation/sqlite.js';
 import { COLLECTIONS, type Filter, parseObject, personView } from './collections.js';
 import {
   bareCioId,
@@ -397,18 +402,28 @@ export class MessagingStore {
   constructor(db: SqliteDatabase, options: { identifyBy: IdentifyBy }) {
     this.#db = db;
     this.identifyBy = options.identifyBy;
-    db.exec(SCHEMA);
-    for (const { table, column, definition } of ADDED_COLUMNS) {
-      const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all();
-      if (!columns.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
-    }
-    db.exec(ANONYMOUS_ID_INDEX);
+    // Under the write lock: two processes opening an older file at once must not both add a column. (It may
+    // wait for another process seeding the file.)
+    withBusyTimeout(db, SEED_BUSY_TIMEOUT_MS, () =>
+      writeTransaction(db, () => {
+        db.exec(SCHEMA);
+        for (const { table, column, definition } of ADDED_COLUMNS) {
+          const columns = db.prepare(`SELECT name FROM pragma_table_info('${table}')`).pluck().all();
+          if (!columns.includes(column)) db.exec(`ALTER TABLE ${table} ADD COLUMN ${column} ${definition}`);
+        }
+        db.exec(ANONYMOUS_ID_INDEX);
+      }),
+    );
     this.#s = prepareStatements(db);
   }
 
-  /** Runs `fn` in one transaction (nested calls become savepoints), so a failed write leaves nothing behind. */
+  /**
+   * Runs `fn` in one transaction (nested calls become savepoints), so a failed write leaves nothing behind. It
+   * holds the write lock from the start, so the counters and rows it reads are the ones it writes over even when
+   * another process shares the file.
+   */
   transaction<T>(fn: () => T): T {
-    return this.#db.transaction(fn)();
+    return writeTransaction(this.#db, fn);
   }
 
   // ---- seeding -------------------------------------------------------------------------------------------
@@ -418,15 +433,35 @@ export class MessagingStore {
   }
 
   replaceAll(data: MessagingSeedData): void {
-    const s = this.#s;
-    const db = this.#db;
-    // Seed data is consistent by construction; checking every foreign key would double the time of big seeds.
-    // (The pragma is a no-op inside a transaction, so it is switched around it.)
-    db.pragma('foreign_keys = OFF');
+    this.#withoutForeignKeys(() => this.#replaceAll(data, this.#s, this.#db));
+  }
+
+  /**
+   * Seeds with what `build` makes when the database holds nothing yet (or when `reset`), checking and seeding
+   * in one write transaction, so two processes starting on an empty file seed it once. Returns whether it did.
+   */
+  seedIfEmpty(build: () => MessagingSeedData, reset: boolean): boolean {
+    return this.#withoutForeignKeys(() =>
+      withBusyTimeout(this.#db, SEED_BUSY_TIMEOUT_MS, () =>
+        this.transaction(() => {
+          if (!reset && !this.isEmpty()) return false;
+          this.#replaceAll(build(), this.#s, this.#db);
+          return true;
+        }),
+      ),
+    );
+  }
+
+  /**
+   * Seed data is consistent by construction; checking every foreign key would double the time of big seeds.
+   * (The pragma is a no-op inside a transaction, so it is switched around it.)
+   */
+  #withoutForeignKeys<T>(fn: () => T): T {
+    this.#db.pragma('foreign_keys = OFF');
     try {
-      this.#replaceAll(data, s, db);
+      return fn();
     } finally {
-      db.pragma('foreign_keys = ON');
+      this.#db.pragma('foreign_keys = ON');
     }
   }
 

@@ -23,6 +23,7 @@ import type {
   ResetOptions,
 } from '../../../emulation/inspection.js';
 import { err, ok } from '../../../emulation/result.js';
+import type { SeedingReport } from '../../../emulation/seeding.js';
 import { serveEmulator } from '../../../emulation/serve.js';
 import { openDatabase } from '../../../emulation/sqlite.js';
 import { type AdminPlane, createAdminPlane } from './admin/plane.js';
@@ -102,6 +103,13 @@ export interface StoreEmulator {
   admin: AdminPlane;
   /** OAuth: applications, grants and issued tokens (hashes only). */
   oauth: OAuthStore;
+  /**
+   * For a sandbox's server instructions: the ids of the all-scopes token's enterprise account and of its bulk
+   * data tables, which no upstream endpoint lists (undefined when the token's user administers no account).
+   */
+  sandboxInstructions(): string | undefined;
+  /** Whether this start seeded the database or kept its data, and the seed that data was made with. */
+  seeding: SeedingReport;
   close(): void;
 }
 
@@ -141,8 +149,10 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
   }
   const db = openDatabase(opts.db ?? ':memory:');
   const store = new StoreDb(db);
-  const freshSeed = store.isEmpty() || opts.reset === true;
-  if (freshSeed) store.replaceAll(buildSeedData({ ...configured, now: clock.now() }));
+  const freshSeed = store.seedIfEmpty(
+    () => buildSeedData({ ...configured, now: clock.now() }),
+    opts.reset === true,
+  );
   const hub = new ChangeHub();
   const iterators = new IteratorStore(clock);
   const baseRateLimiter = new BaseRateLimiter(clock, opts.baseRateLimit ?? undefined);
@@ -205,9 +215,12 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
       const seed = options.seed ?? configured.seed;
       const scale = options.scale ?? configured.scale;
       if (scale > MAX_SCALE) return err(`scale must be at most ${MAX_SCALE}`);
-      webhooks.reset();
-      store.replaceAll(buildSeedData({ seed, scale, now: clock.now() }));
-      seedAdmin(scale);
+      // One transaction: another process sharing the file sees the old data or the new, never half of each.
+      store.transaction(() => {
+        webhooks.reset();
+        store.replaceAll(buildSeedData({ seed, scale, now: clock.now() }));
+        seedAdmin(scale);
+      });
       iterators.clear();
       baseRateLimiter.reset();
       oauth.reset(); // OAuth: reset clears every grant and token (lifetimes set through the control stay).
@@ -379,6 +392,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     service,
     rateLimits: {},
     clock,
+    database: { db, refresh: () => store.sync(), discard: () => store.dropCaches() },
     // OAuth: the token endpoint's codes, verifiers, secrets and refresh tokens never reach the request log.
     redactRequestBody: isOAuthTokenPath,
     authenticate: (c) => {
@@ -448,6 +462,26 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     webhooks,
     admin,
     oauth,
+    seeding: { fresh: freshSeed, seed: store.seedInfo()?.seed },
+    sandboxInstructions: () => {
+      const owner = access.owner();
+      const accountId = owner === undefined ? undefined : admin.state.profile(owner)?.enterpriseAccountId;
+      const account = accountId ? admin.state.account(accountId) : undefined;
+      if (!account) return undefined;
+      const tables = admin
+        .dataTables()
+        .filter((t) => admin.state.sameOrganisation(t.enterpriseAccountId, account.id))
+        .map(
+          (t) =>
+            `${t.id} "${t.name}" of account ${t.enterpriseAccountId} (primary key ${t.primaryKeyFieldName}; fields ${t.fields.map((f) => f.name).join(', ')})`,
+        );
+      return (
+        `Sandbox data: the token in use administers enterprise account ${account.id} ("${account.name}").` +
+        (tables.length > 0
+          ? ` Bulk data tables (data_table_id; no endpoint lists them): ${tables.join('; ')}.`
+          : '')
+      );
+    },
     close: () => {
       webhooks.close();
       db.close();

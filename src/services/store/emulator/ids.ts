@@ -52,7 +52,10 @@ export function looksLikeId(kind: IdKind, value: string): boolean {
   return value.startsWith(ID_PREFIX[kind]) && ID_SHAPE.test(value);
 }
 
-/** Mints ids from a seed and a counter the caller persists (the store keeps it in its meta table). */
+/**
+ * Mints ids from a seed and an in-memory counter: for building a seed in one go. Once the seed is laid down, the
+ * store draws ids from the counter row in its database (StoreDb.newId), which every process sharing it advances.
+ */
 export class IdMinter {
   #next: number;
 

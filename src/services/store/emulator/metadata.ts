@@ -625,14 +625,20 @@ export function updateField(
       return err(errors.duplicateFieldName(input.name));
     }
   }
-  const badDescription = checkDescription(input.description, 'A field');
-  if (badDescription) return err(badDescription);
+  // Unlike creating a field, updating one takes any string up to the limit: "" clears the description.
+  if (input.description !== undefined && input.description.length > FIELD_DESCRIPTION_MAX) {
+    return err(
+      errors.invalidRequest(
+        `A field description must be at most ${FIELD_DESCRIPTION_MAX} characters; got ${input.description.length}. Shorten it.`,
+      ),
+    );
+  }
   const snapshot = deps.store.schema();
   const previous = fieldMetadata(field, table, snapshot);
   const next: FieldRow = {
     ...field,
     ...(input.name === undefined ? {} : { name: input.name }),
-    ...(input.description === undefined ? {} : { description: input.description }),
+    ...(input.description === undefined ? {} : { description: input.description || null }),
   };
   const at = deps.now().toISOString();
   let txn = 0;

@@ -558,7 +558,8 @@ export class OAuthStore {
       const scopes = parseScopes(row.scopes);
       return ok(this.issueTokens(grantId, scopes, scopes, now));
     });
-    return run();
+    // Immediate: a code is used once even when two processes sharing the file are handed it at once.
+    return run.immediate();
   }
 
   /**
@@ -618,7 +619,9 @@ export class OAuthStore {
         .run(now, grant.id);
       return ok(this.issueTokens(grant.id, scopes, granted, now));
     });
-    return run();
+    // Immediate: what it reads (is the token still current?) must be what it writes over, whatever another
+    // process sharing the file does meanwhile.
+    return run.immediate();
   }
 
   private issueTokens(

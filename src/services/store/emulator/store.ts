@@ -5,11 +5,19 @@
  *
  * Reads go through two in-memory caches so list requests over tens of thousands of records stay fast: the
  * schema (rebuilt after any schema write) and each table's parsed records (kept in step with every write, and
- * dropped wholesale if a transaction rolls back).
+ * dropped wholesale if a transaction rolls back). Other processes may write to the same file: `sync` drops both
+ * when one has (every request and every outermost transaction calls it), and ids are drawn from a counter row
+ * in the database inside the writing transaction, so two processes never mint the same id.
  */
 import { type Row, str, strOrNull } from '../../../emulation/rows.js';
-import type { SqliteDatabase } from '../../../emulation/sqlite.js';
-import { type IdKind, IdMinter } from './ids.js';
+import {
+  ExternalChanges,
+  SEED_BUSY_TIMEOUT_MS,
+  type SqliteDatabase,
+  withBusyTimeout,
+  writeTransaction,
+} from '../../../emulation/sqlite.js';
+import { deriveId, type IdKind } from './ids.js';
 import {
   type BaseRow,
   type CommentRow,
@@ -191,21 +199,27 @@ function viewConfig(view: ViewRow): string {
 
 export class StoreDb {
   readonly db: SqliteDatabase;
-  #minter: IdMinter;
-  #persistedCounter: number;
   #schema: SchemaSnapshot | undefined;
   #records = new Map<string, TableCache>();
-  #depth = 0;
+  readonly #external: ExternalChanges;
+  readonly #dropListeners: (() => void)[] = [];
   readonly #s;
 
   constructor(db: SqliteDatabase) {
     this.db = db;
     db.exec(SCHEMA);
+    this.#external = new ExternalChanges(db);
     const prepare = (sql: string) => db.prepare(sql);
     this.#s = {
       getMeta: prepare('SELECT value FROM meta WHERE key = ?'),
       setMeta: prepare(
         'INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value',
+      ),
+      // One statement reads and advances the counter, so it is atomic even outside a transaction.
+      nextIdNumber: prepare(
+        `INSERT INTO meta (key, value) VALUES ('id_counter', '1')
+         ON CONFLICT(key) DO UPDATE SET value = CAST(value AS INTEGER) + 1
+         RETURNING CAST(value AS INTEGER) - 1 AS n`,
       ),
       insertUser: prepare('INSERT INTO users (id, email, name) VALUES (?, ?, ?)'),
       insertWorkspace: prepare('INSERT INTO workspaces (id, name, created_time) VALUES (?, ?, ?)'),
@@ -261,9 +275,6 @@ export class StoreDb {
       file: prepare('SELECT id, filename, type, size, created_time FROM files WHERE id = ?'),
       fileBytes: prepare('SELECT bytes FROM files WHERE id = ?'),
     };
-    const seed = Number(this.#meta('seed') ?? '0');
-    this.#persistedCounter = Number(this.#meta('id_counter') ?? '0');
-    this.#minter = new IdMinter(seed, this.#persistedCounter);
   }
 
   #meta(key: string): string | undefined {
@@ -280,41 +291,66 @@ export class StoreDb {
     return raw === undefined ? undefined : (JSON.parse(raw) as SeedInfo);
   }
 
+  /**
+   * The next id of a kind: the seed and the database's running counter, read and advanced in one statement of
+   * the caller's transaction. A seeded run mints the same ids every time; two processes on one file never
+   * mint the same one; an id drawn in a transaction that rolls back is drawn again.
+   */
   newId(kind: IdKind): string {
-    const id = this.#minter.next(kind);
-    // Outside a transaction nothing else will persist the counter; do it now so a restart never reuses an id.
-    if (this.#depth === 0) {
-      this.#s.setMeta.run('id_counter', String(this.#minter.counter));
-      this.#persistedCounter = this.#minter.counter;
-    }
-    return id;
+    const { n } = this.#s.nextIdNumber.get() as { n: number };
+    return deriveId(kind, Number(this.#meta('seed') ?? '0'), n);
   }
 
   /**
-   * Runs `fn` in one SQLite transaction (nested calls join the outer one). If it throws, the row caches are
-   * dropped, since they may hold changes the rollback undid.
+   * Drops the caches if another process has written to the database since the last look. Called at the start
+   * of every request and of every outermost transaction (under the write lock, so nothing else writes until
+   * it ends).
+   */
+  sync(): void {
+    if (this.#external.changed()) this.dropCaches();
+  }
+
+  /** Forgets every cached row and schema (and what listeners cache beside them), to be read again. */
+  dropCaches(): void {
+    this.#records.clear();
+    this.#schema = undefined;
+    for (const listener of this.#dropListeners) listener();
+  }
+
+  /** Lets state kept beside the store's (the administration plane's documents) be dropped with its caches. */
+  onCachesDropped(listener: () => void): void {
+    this.#dropListeners.push(listener);
+  }
+
+  /**
+   * Runs `fn` in one SQLite transaction holding the write lock (a savepoint inside an open one, such as the
+   * request's). If it throws, the caches are dropped, since they may hold changes the rollback undid.
    */
   transaction<T>(fn: () => T): T {
-    if (this.#depth > 0) return fn();
-    this.#depth++;
+    const outermost = !this.db.inTransaction;
     try {
-      const result = this.db.transaction(() => {
-        const value = fn();
-        if (this.#minter.counter !== this.#persistedCounter) {
-          this.#s.setMeta.run('id_counter', String(this.#minter.counter));
-        }
-        return value;
-      })();
-      this.#persistedCounter = this.#minter.counter;
-      return result;
+      return writeTransaction(this.db, () => {
+        if (outermost) this.sync();
+        return fn();
+      });
     } catch (error) {
-      this.#records.clear();
-      this.#schema = undefined;
-      this.#minter = new IdMinter(this.#minter.seed, this.#persistedCounter);
+      this.dropCaches();
       throw error;
-    } finally {
-      this.#depth--;
     }
+  }
+
+  /**
+   * Lays down the seed `build` makes when the database holds none (or when `reset`), checking and seeding in
+   * one write transaction, so two processes starting on an empty file seed it once. Returns whether it seeded.
+   */
+  seedIfEmpty(build: () => StoreSeedData, reset: boolean): boolean {
+    return withBusyTimeout(this.db, SEED_BUSY_TIMEOUT_MS, () =>
+      writeTransaction(this.db, () => {
+        if (!reset && !this.isEmpty()) return false;
+        this.replaceAll(build());
+        return true;
+      }),
+    );
   }
 
   // --- seeding -------------------------------------------------------------------------------------------
@@ -322,7 +358,7 @@ export class StoreDb {
   /** Wipes everything and lays down a seed, in one transaction with prepared statements. */
   replaceAll(data: StoreSeedData): void {
     const s = this.#s;
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       for (const table of TABLES_CHILD_FIRST) this.db.exec(`DELETE FROM ${table}`);
       this.db.exec(
         `DELETE FROM sqlite_sequence WHERE name IN (${TABLES_CHILD_FIRST.map((t) => `'${t}'`).join(', ')})`,
@@ -351,11 +387,8 @@ export class StoreDb {
         );
       }
       s.setMeta.run('id_counter', String(data.idCounter));
-    })();
-    this.#minter = new IdMinter(data.info.seed, data.idCounter);
-    this.#persistedCounter = data.idCounter;
-    this.#records.clear();
-    this.#schema = undefined;
+    });
+    this.dropCaches();
   }
 
   // --- schema --------------------------------------------------------------------------------------------

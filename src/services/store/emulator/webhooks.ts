@@ -449,7 +449,8 @@ export class WebhookService {
   private onChanges(events: readonly ChangeEvent[]): void {
     if (this.closed || events.length === 0) return;
     try {
-      const toNotify = this.db.transaction(() => this.record(events))();
+      // Each webhook's cursor is read and advanced under the write lock (another process may add payloads too).
+      const toNotify = this.db.transaction(() => this.record(events)).immediate();
       for (const id of toNotify) this.notify(id);
     } catch (error) {
       // A webhook fault must never fail the write that caused the change; say so where a person will see it.

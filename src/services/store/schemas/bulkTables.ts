@@ -1,5 +1,5 @@
 // Bulk data tables (enterprise tables keyed by a primary key): upsert rows, delete rows by key, read rows by
-// key or by cursor. Cells are flat values: text, numbers, booleans, or null to clear.
+// key or by cursor. Cells are flat values: text, numbers, dates as ISO text, or null to clear.
 
 import { z } from 'zod';
 
@@ -18,7 +18,11 @@ function keyList(description: string, atLeastOne: boolean) {
     .meta({ description });
 }
 
-const cell = z.union([z.string(), z.number(), z.boolean(), z.null()]);
+// The one published body of upsertRecords allows a string, a number, an ISO date string or null per cell, and
+// nothing else (no booleans): that shape is followed, so a body that passes here is one the upstream takes.
+const cell = z.union([z.string(), z.number(), z.null()], {
+  error: 'a cell is text, a number, a date as ISO text, or null to clear (true/false: give text or a number)',
+});
 
 export const upsertBulkRecordsBody = z
   .strictObject({
@@ -26,9 +30,10 @@ export const upsertBulkRecordsBody = z
       .array(
         z.strictObject({
           primaryKey: primaryKey.meta({ description: 'Key of the row; an existing row is updated.' }),
-          fields: z
-            .record(z.string().min(1), cell)
-            .meta({ description: 'Cells by field name: text, number, boolean, or null to clear.' }),
+          fields: z.record(z.string().min(1), cell).meta({
+            description:
+              'Cells by field name: text, a number, a date as ISO text (2024-03-01T00:00:00.000Z), or null to clear.',
+          }),
         }),
       )
       .min(1, { error: 'give at least one record' })
@@ -58,7 +63,10 @@ export const upsertBulkRecordsBody = z
     examples: [
       {
         records: [
-          { primaryKey: 'SKU-1001', fields: { Name: 'Desk lamp', Price: 39.5, InStock: true } },
+          {
+            primaryKey: 'SKU-1001',
+            fields: { Name: 'Desk lamp', Price: 39.5, Released: '2024-03-01T00:00:00.000Z' },
+          },
           { primaryKey: 'SKU-1002', fields: { Name: 'Chair', Price: 120, Discontinued: null } },
         ],
       },

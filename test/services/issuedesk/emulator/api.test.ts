@@ -68,7 +68,8 @@ describe('success envelopes', () => {
       state: expect.any(String),
       type: expect.stringMatching(/^(conversation|ticket)$/),
       source: expect.any(String),
-      link: `https://app.usepylon.com/issues?issueNumber=${issue.number}`,
+      // The emulator's own view of the issue, never the real product's web app (app.request's origin).
+      link: `http://localhost/_emulator/state/issues/${issue.number}`,
       created_at: expect.stringMatching(RFC3339_SECONDS),
       updated_at: expect.stringMatching(RFC3339_SECONDS),
       latest_message_time: expect.stringMatching(RFC3339_SECONDS),

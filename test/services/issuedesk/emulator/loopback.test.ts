@@ -90,6 +90,16 @@ describe('issue-desk emulator over a loopback socket', () => {
     expect((await control('GET', '/state/widgets')).status).toBe(404);
   });
 
+  it("links an issue to the emulator's own view of it, never to the real product's web app", async () => {
+    const issue = (await api('/issues/7')).body.data;
+    expect(issue.link).toBe(`${running.url}/_emulator/state/issues/7`);
+    expect(issue.link).not.toContain('usepylon');
+    // The link answers without the API token (a person opens it in a browser): the issue with its messages.
+    const opened = await fetch(issue.link);
+    expect(opened.status).toBe(200);
+    expect(await opened.json()).toMatchObject({ id: issue.id, number: 7, messages: expect.any(Array) });
+  });
+
   it('logs method, path, query, body and status, never the token', async () => {
     await api('/issues/2', { method: 'PATCH', body: JSON.stringify({ state: 'on_hold' }) });
     await api('/issues?start_time=2020-01-01T00:00:00Z&end_time=2020-01-02T00:00:00Z&limit=5');

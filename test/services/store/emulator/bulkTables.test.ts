@@ -95,7 +95,7 @@ describe('bulk data tables', () => {
         { name: 'name', type: 'text' },
         { name: 'plan', type: 'text' },
         { name: 'seats', type: 'number' },
-        { name: 'active', type: 'boolean' },
+        { name: 'status', type: 'text' },
         { name: 'signupDate', type: 'text' },
       ]);
       const records = bulk.records(table.id);
@@ -106,11 +106,11 @@ describe('bulk data tables', () => {
         expect(typeof record.fields.name).toBe('string');
         expect(['free', 'team', 'business', 'enterprise']).toContain(record.fields.plan);
         expect(Number.isInteger(record.fields.seats)).toBe(true);
-        expect(typeof record.fields.active).toBe('boolean');
+        expect(['active', 'churned']).toContain(record.fields.status);
         expect(record.fields.signupDate).toMatch(/^\d{4}-\d{2}-\d{2}$/);
       }
       expect(new Set(records.map((r) => r.fields.plan)).size).toBe(4);
-      expect(records.some((r) => r.fields.active === false)).toBe(true);
+      expect(records.some((r) => r.fields.status === 'churned')).toBe(true);
       // Deterministic: a second emulator seeds the same table id and rows.
       const other = emulatorWithTokens();
       const again = new BulkTables(other.admin.deps.db);
@@ -312,9 +312,9 @@ describe('bulk data tables', () => {
         records: [
           {
             primaryKey: 'new.one@example.com',
-            fields: { name: 'New One', seats: 3, active: true, plan: null },
+            fields: { name: 'New One', seats: 3, status: 'active', plan: null },
           },
-          { primaryKey: existing.primaryKey, fields: { seats: 999, active: false, plan: null } },
+          { primaryKey: existing.primaryKey, fields: { seats: 999, status: 'churned', plan: null } },
           { primaryKey: 'new.two@example.com', fields: {} },
         ],
       });
@@ -326,7 +326,7 @@ describe('bulk data tables', () => {
       const now = emulator.clock.now().toISOString();
       expect(bulk.record(table.id, 'new.one@example.com')).toEqual({
         primaryKey: 'new.one@example.com',
-        fields: { name: 'New One', seats: 3, active: true },
+        fields: { name: 'New One', seats: 3, status: 'active' },
         createdTime: now,
       });
       expect(bulk.record(table.id, 'new.two@example.com')?.fields).toEqual({});
@@ -336,7 +336,7 @@ describe('bulk data tables', () => {
         fields: {
           name: existing.fields.name,
           seats: 999,
-          active: false,
+          status: 'churned',
           signupDate: existing.fields.signupDate,
         },
         createdTime: existing.createdTime,
@@ -384,9 +384,9 @@ describe('bulk data tables', () => {
     it('checks values against the field types, and refuses the key field among the cells', async () => {
       for (const [fields, field] of [
         [{ seats: 'ten' }, 'seats'],
-        [{ active: 'yes' }, 'active'],
+        [{ status: 7 }, 'status'],
         [{ name: 42 }, 'name'],
-        [{ signupDate: false }, 'signupDate'],
+        [{ signupDate: 20240301 }, 'signupDate'],
       ] as const) {
         const reply = await upsert({ records: [{ primaryKey: 'typed@example.com', fields }] });
         expect(reply.status, field).toBe(422);
@@ -400,6 +400,21 @@ describe('bulk data tables', () => {
       expect(key.body.error.message).toContain('primary key');
       expect(bulk.record(table.id, 'typed@example.com')).toBeUndefined();
       expect(bulk.record(table.id, 'k@example.com')).toBeUndefined();
+    });
+
+    it('takes text, numbers, ISO dates and null, as the published body does, and refuses booleans', async () => {
+      const dated = await upsert({
+        records: [
+          { primaryKey: 'dated@example.com', fields: { signupDate: '2024-03-01T00:00:00.000Z', seats: 2 } },
+        ],
+      });
+      expect(dated.status).toBe(200);
+      const reply = await upsert({
+        records: [{ primaryKey: 'flag@example.com', fields: { name: 'Flag', status: true } }],
+      });
+      expect(reply.status).toBe(422);
+      expect(reply.body.error.message).toContain('status');
+      expect(bulk.record(table.id, 'flag@example.com')).toBeUndefined();
     });
 
     it('takes 1000 rows, refuses 1001, repeated keys, empty keys, nested cells and no rows (422)', async () => {

@@ -325,6 +325,30 @@ describe('fields', () => {
     const extra = await call(emulator, 'PATCH', `${fieldsPath}/${field}`, { body: { type: 'email' } });
     expect(extra.status).toBe(422);
   });
+
+  it('takes any description up to 20,000 characters on update: "" clears it, 20,001 is refused', async () => {
+    const field = features.field('Spec URL');
+    const set = await call(emulator, 'PATCH', `${fieldsPath}/${field}`, { body: { description: 'Where' } });
+    expect(set.body.description).toBe('Where');
+    const cleared = await call(emulator, 'PATCH', `${fieldsPath}/${field}`, { body: { description: '' } });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body).toEqual({ id: field, name: 'Spec URL', type: 'url' });
+    const schema = await call(emulator, 'GET', `/v0/meta/bases/${features.base}/tables`);
+    const listed = (schema.body.tables as Loose[])
+      .flatMap((t) => t.fields as Loose[])
+      .find((f) => f.id === field);
+    expect(listed).not.toHaveProperty('description');
+    const atLimit = 'x'.repeat(20_000);
+    expect(
+      (await call(emulator, 'PATCH', `${fieldsPath}/${field}`, { body: { description: atLimit } })).body
+        .description,
+    ).toBe(atLimit);
+    const over = await call(emulator, 'PATCH', `${fieldsPath}/${field}`, {
+      body: { description: `${atLimit}x` },
+    });
+    expect(over.status).toBe(422);
+    expect(over.body.error.message).toContain('20000');
+  });
 });
 
 describe('views', () => {

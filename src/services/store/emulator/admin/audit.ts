@@ -9,7 +9,7 @@ import { createHash } from 'node:crypto';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { Clock } from '../../../../emulation/clock.js';
 import { type EmulatorEnv, isControlPath } from '../../../../emulation/env.js';
-import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
+import { type SqliteDatabase, writeTransaction } from '../../../../emulation/sqlite.js';
 import type { Access } from '../auth.js';
 import type { StoreDb } from '../store.js';
 import type { AdminState } from './state.js';
@@ -65,7 +65,7 @@ export interface AuditEventRow {
 export class AuditTrail {
   readonly #insert;
   readonly #clear;
-  #counter = 0;
+  readonly #lastSeq;
 
   constructor(
     readonly db: SqliteDatabase,
@@ -74,19 +74,24 @@ export class AuditTrail {
   ) {
     db.exec(SCHEMA);
     this.#insert = db.prepare(
-      `INSERT INTO audit_events (id, timestamp, account_id, root_account_id, action, category, actor_user_id,
-        model_id, model_type, payload, context, origin) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audit_events (seq, id, timestamp, account_id, root_account_id, action, category,
+        actor_user_id, model_id, model_type, payload, context, origin)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#clear = db.prepare('DELETE FROM audit_events');
-    this.#counter = (db.prepare('SELECT COUNT(*) AS n FROM audit_events').get() as { n: number }).n;
+    this.#lastSeq = db.prepare('SELECT COALESCE(MAX(seq), 0) AS n FROM audit_events').pluck();
   }
 
   /** Records one event; an entry for an account the emulator does not know is dropped. */
   record(entry: AuditEntry): string | undefined {
+    // The sequence number comes from the file, so it must be read and used under one write lock: another
+    // process may be recording too.
+    if (!this.db.inTransaction) return writeTransaction(this.db, () => this.record(entry));
     const account = this.state.account(entry.enterpriseAccountId);
     if (!account) return undefined;
     const timestamp = entry.timestamp ?? this.clock.now().toISOString();
-    const id = eventId(timestamp, ++this.#counter);
+    const seq = Number(this.#lastSeq.get()) + 1;
+    const id = eventId(timestamp, seq);
     const context: Record<string, unknown> = {
       actionId: `act${id.slice(-14)}`,
       enterpriseAccountId: account.rootEnterpriseAccountId,
@@ -94,6 +99,7 @@ export class AuditTrail {
       ...entry.context,
     };
     this.#insert.run(
+      seq,
       id,
       timestamp,
       account.id,
@@ -113,15 +119,14 @@ export class AuditTrail {
   /** Many events in one transaction (seeding, benchmarks). */
   recordMany(entries: Iterable<AuditEntry>): number {
     let n = 0;
-    this.db.transaction(() => {
+    writeTransaction(this.db, () => {
       for (const entry of entries) if (this.record(entry)) n++;
-    })();
+    });
     return n;
   }
 
   clear(): void {
     this.#clear.run();
-    this.#counter = 0;
   }
 
   count(): number {
@@ -129,7 +134,7 @@ export class AuditTrail {
   }
 }
 
-/** Sortable ids like the upstream's (time first), unique by a running counter. */
+/** Sortable ids like the upstream's (time first), unique by the event's sequence number. */
 function eventId(timestamp: string, n: number): string {
   const time = Date.parse(timestamp).toString(36).toUpperCase().padStart(10, '0');
   const digest = createHash('sha256').update(`${timestamp}:${n}`).digest('hex').toUpperCase();

@@ -3,7 +3,8 @@
  * primary key instead of a record id. Kept in two SQLite tables of the emulator's database, with no cache, so
  * any number of BulkTables over the same database agree and a rolled-back transaction leaves nothing stale.
  *
- * A row's cells are flat values (text, number, boolean); an empty cell is simply absent. The primary key is
+ * A row's cells are flat values (text or number: the published upsert body allows strings, numbers, ISO date
+ * strings and null, and no booleans, so a yes/no column holds text); an empty cell is simply absent. The primary key is
  * carried as `primaryKey`, never repeated among the cells, and the table's `fields` list only the other
  * columns. Rows keep the order they were first inserted in (a never-reused sequence number), which is the
  * order reads page through, so a cursor stays valid while rows are added or deleted.
@@ -11,8 +12,8 @@
 import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
 import type { StoreError } from '../errors.js';
 
-export type BulkFieldType = 'text' | 'number' | 'boolean';
-export type BulkCell = string | number | boolean;
+export type BulkFieldType = 'text' | 'number';
+export type BulkCell = string | number;
 
 export interface DataTableDoc {
   id: string;
@@ -75,10 +76,9 @@ function unprocessable(type: string, message: string): StoreError {
 
 const quoted = (names: readonly string[]) => names.map((n) => JSON.stringify(n)).join(', ');
 
-/** Whether a value fits a column: text takes strings, number finite numbers, boolean booleans. */
+/** Whether a value fits a column: text takes strings (dates among them), number finite numbers. */
 function fits(type: BulkFieldType, value: BulkCell): boolean {
   if (type === 'number') return typeof value === 'number' && Number.isFinite(value);
-  if (type === 'boolean') return typeof value === 'boolean';
   return typeof value === 'string';
 }
 
@@ -302,7 +302,7 @@ export const BULK_SEED = {
     { name: 'name', type: 'text' },
     { name: 'plan', type: 'text' },
     { name: 'seats', type: 'number' },
-    { name: 'active', type: 'boolean' },
+    { name: 'status', type: 'text' },
     { name: 'signupDate', type: 'text' },
   ] as DataTableDoc['fields'],
   records: 250,
@@ -333,7 +333,7 @@ export function seededCustomer(index: number, now: Date): BulkRecord {
       name: `${first} ${last}`,
       plan,
       seats,
-      active: index % 9 !== 4,
+      status: index % 9 === 4 ? 'churned' : 'active',
       signupDate: createdTime.slice(0, 10),
     },
     createdTime,

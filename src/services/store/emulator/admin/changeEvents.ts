@@ -6,7 +6,7 @@
  */
 
 import { err, ok, type Result } from '../../../../emulation/result.js';
-import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
+import { type SqliteDatabase, writeTransaction } from '../../../../emulation/sqlite.js';
 import type { ChangeEvent, ChangeFeed } from '../changes.js';
 import { errors, type StoreError } from '../errors.js';
 import { deriveId } from '../ids.js';
@@ -56,8 +56,6 @@ export interface ChangeEventDeps {
 
 export class ChangeEventLog {
   readonly #s;
-  /** The last seq used; ids derive from it, so they never consume the data plane's id counter. */
-  #seq: number;
 
   constructor(private readonly deps: ChangeEventDeps) {
     deps.db.exec(SCHEMA);
@@ -68,10 +66,10 @@ export class ChangeEventLog {
       ),
       clear: deps.db.prepare('DELETE FROM change_events'),
       count: deps.db.prepare('SELECT COUNT(*) AS n FROM change_events'),
+      // The last seq used, from the file (another process may have recorded since); ids derive from it, so
+      // they never consume the data plane's id counter.
+      lastSeq: deps.db.prepare('SELECT COALESCE(MAX(seq), 0) AS n FROM change_events').pluck(),
     };
-    this.#seq = (
-      deps.db.prepare('SELECT COALESCE(MAX(seq), 0) AS n FROM change_events').get() as { n: number }
-    ).n;
     deps.hub.subscribe((events) => this.#onChanges(events));
   }
 
@@ -89,10 +87,12 @@ export class ChangeEventLog {
 
   /** Stores one event for a base of a known account; returns its id, undefined for a base outside them. */
   record(entry: { baseId: string; timestamp: string; userId?: string | undefined }): string | undefined {
+    // The seq is read and used under one write lock (a savepoint of the caller's transaction, if any).
+    if (!this.deps.db.inTransaction) return writeTransaction(this.deps.db, () => this.record(entry));
     const accountId = this.deps.state.accountOfBase(entry.baseId);
     const account = accountId === undefined ? undefined : this.deps.state.account(accountId);
     if (!account) return undefined;
-    const seq = ++this.#seq;
+    const seq = Number(this.#s.lastSeq.get()) + 1;
     const id = deriveId('changeEvent', this.deps.store.seedInfo()?.seed ?? 0, seq);
     this.#s.insert.run(
       seq,
@@ -108,7 +108,6 @@ export class ChangeEventLog {
 
   clear(): void {
     this.#s.clear.run();
-    this.#seq = 0;
   }
 
   count(): number {

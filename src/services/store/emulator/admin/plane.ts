@@ -9,6 +9,7 @@ import type { EmulatorEnv } from '../../../../emulation/env.js';
 import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
 import type { RouteDeps } from '../routes/common.js';
 import { AuditTrail, auditMiddleware } from './audit.js';
+import { BulkTables, type DataTableDoc } from './bulkTables.js';
 import type { AdminRouteDeps } from './guards.js';
 import { ADMIN_KINDS, type AdminKind } from './model.js';
 import { type AdminSeedOptions, seedAdmin } from './seed.js';
@@ -27,6 +28,8 @@ export interface AdminPlane {
   collection(name: string): unknown[] | undefined;
   item(name: string, id: string): unknown;
   counts(): Record<string, number>;
+  /** The bulk data tables, with their row counts: the upstream has no endpoint that lists them. */
+  dataTables(): (DataTableDoc & { records: number })[];
 }
 
 /** Inspection collection names for each document kind. */
@@ -51,6 +54,9 @@ export function createAdminPlane(db: SqliteDatabase, deps: RouteDeps): AdminPlan
   const trail = new AuditTrail(db, state, deps.clock);
   deps.access.setUserActivity((userId) => state.profile(userId)?.state !== 'deactivated');
   const adminDeps: AdminRouteDeps = { ...deps, state, trail, db, seedHooks: [] };
+  // Bulk tables keep no cache, so this instance agrees with the routes' own.
+  const bulk = new BulkTables(db);
+  const dataTables = () => bulk.tables().map((table) => ({ ...table, records: bulk.count(table.id) }));
   const familyTables = () =>
     FAMILY_TABLES.filter((t) =>
       db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(t),
@@ -66,8 +72,14 @@ export function createAdminPlane(db: SqliteDatabase, deps: RouteDeps): AdminPlan
       seedAdmin(state, trail, deps.store, options);
       for (const hook of adminDeps.seedHooks) hook(options.now);
     },
-    collectionNames: () => [...Object.values(COLLECTION_OF), 'audit_events', ...familyTables()],
+    collectionNames: () => [
+      ...Object.values(COLLECTION_OF),
+      'audit_events',
+      'data_tables',
+      ...familyTables(),
+    ],
     collection: (name) => {
+      if (name === 'data_tables') return dataTables();
       if (name === 'audit_events' || familyTables().includes(name)) {
         return db.prepare(`SELECT * FROM ${name} ORDER BY seq DESC LIMIT 1000`).all() as unknown[];
       }
@@ -75,6 +87,7 @@ export function createAdminPlane(db: SqliteDatabase, deps: RouteDeps): AdminPlan
       return kind ? state.list(kind) : undefined;
     },
     item: (name, id) => {
+      if (name === 'data_tables') return dataTables().find((table) => table.id === id);
       if (name === 'audit_events' || familyTables().includes(name)) {
         return db.prepare(`SELECT * FROM ${name} WHERE id = ?`).get(id);
       }
@@ -91,5 +104,6 @@ export function createAdminPlane(db: SqliteDatabase, deps: RouteDeps): AdminPlan
         ]),
       ),
     }),
+    dataTables,
   };
 }

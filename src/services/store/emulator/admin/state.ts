@@ -2,7 +2,8 @@
  * The administration plane's state: one SQLite table of JSON documents per kind (admin/model.ts), cached in
  * memory, in the same database as the data plane so a sandbox file keeps both. Writes go through `put` and
  * `remove`; multi-step changes run in `transaction` (the data plane's, so both planes commit or roll back
- * together, and the cache is reloaded if they roll back).
+ * together, and the cache is reloaded if they roll back). The cache goes whenever the data plane drops its
+ * own, which includes when another process has written to the file.
  *
  * Also answers the questions every admin route asks: which organisation an account belongs to, who is an
  * admin where, which groups a user is in, and what a user inherits in a base through workspace and group
@@ -56,6 +57,10 @@ export class AdminState {
       clear: db.prepare('DELETE FROM admin_docs'),
     };
     store.setPermissionOverlay((baseId, userId) => this.inheritedPermission(baseId, userId));
+    // The position counter is part of the cache: reloaded with it, from the documents then in the file.
+    store.onCachesDropped(() => {
+      this.#cache = undefined;
+    });
   }
 
   #docs(): Map<AdminKind, Map<string, unknown>> {

@@ -3,10 +3,10 @@
 // ("Unknown field names: a, b"); the emulator adds its own prefix. Also guesses the result type the API
 // reports for a formula field.
 
-import { FormulaSyntaxError } from './errors.js';
+import { FormulaSyntaxError } from '../../formula/errors.js';
+import type { Operator } from '../../formula/lexer.js';
+import type { FormulaNode } from '../../formula/parser.js';
 import { FUNCTIONS, type FunctionDef, mergeResultTypes } from './functions.js';
-import type { Operator } from './lexer.js';
-import type { FormulaNode } from './parser.js';
 import type { FormulaValue } from './values.js';
 
 export interface FieldResolver {

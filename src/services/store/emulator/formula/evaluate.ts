@@ -1,10 +1,10 @@
 // Evaluates a checked formula against one record. Nothing here throws for bad data: a division by zero,
 // an unreadable date or a failing function becomes an error value that flows on to the result.
 
+import type { Operator } from '../../formula/lexer.js';
 import type { Expr } from './compile.js';
 import { isValidTimeZone } from './dates.js';
 import { type FunctionEnv, MAX_TEXT_LENGTH } from './functions.js';
-import type { Operator } from './lexer.js';
 import { compareValues, type FormulaValue, firstError, formulaError, toNumber, toText } from './values.js';
 
 export interface EvaluationContext {

@@ -2,17 +2,17 @@
 // formula fields. Compile once per formula (syntax, field and function names, argument counts are
 // checked then), evaluate once per record. docs/store-formulas.md describes the language as implemented.
 
+import { parseFormula } from '../../formula/parser.js';
 import { type CheckedFormula, checkFormula, type FieldResolver } from './compile.js';
 import { type EvaluationContext, evaluateExpr } from './evaluate.js';
-import { parseFormula } from './parser.js';
 import type { FormulaValue } from './values.js';
 
+export { FormulaSyntaxError, type FormulaSyntaxReason } from '../../formula/errors.js';
+export { MAX_NESTING } from '../../formula/parser.js';
 export { cellToFormulaValue, formulaValueToCell } from './cells.js';
 export type { FieldResolver } from './compile.js';
-export { FormulaSyntaxError, type FormulaSyntaxReason } from './errors.js';
 export type { EvaluationContext } from './evaluate.js';
 export { SUPPORTED_FUNCTIONS } from './functions.js';
-export { MAX_NESTING } from './parser.js';
 export { FormulaErrorValue, type FormulaValue, isTruthy } from './values.js';
 
 export interface CompiledFormula {
