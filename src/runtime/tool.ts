@@ -11,13 +11,6 @@ export interface ToolHints {
   openWorldHint: boolean;
 }
 
-export const READ_ONLY: ToolHints = {
-  readOnlyHint: true,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: true,
-};
-
 export interface ToolCall {
   /** Aborted when the MCP client cancels the call. */
   signal: AbortSignal;

@@ -5,13 +5,8 @@
 import { z } from 'zod';
 import { endpointTool } from '../../runtime/endpoint.js';
 import { invalidArguments } from '../../runtime/errors.js';
-import {
-  type OutcomeCheck,
-  READ_ONLY,
-  type ToolDefinition,
-  toolsFor,
-  withOutcomeChecks,
-} from '../../runtime/tool.js';
+import { READ_ONLY, UPDATE } from '../../runtime/hints.js';
+import { type OutcomeCheck, type ToolDefinition, toolsFor, withOutcomeChecks } from '../../runtime/tool.js';
 import { styledToolName } from '../../runtime/toolNames.js';
 import { plainTextToHtml } from '../../text/html.js';
 import {
@@ -54,13 +49,6 @@ const issueLookupBy = z
 const rfc3339 = z.iso.datetime({ offset: true });
 
 const tool = toolsFor<IssueDeskContext>();
-
-const WRITE_HINTS = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: true,
-};
 
 /** ListIssues reads upstream pages until it has this many matches (or the window ends). */
 const LIST_TARGET = 50;
@@ -228,7 +216,7 @@ const assignIssue = tool.define({
     user_value: z.string().min(1),
     auto_accept_matches: autoAccept,
   }),
-  hints: WRITE_HINTS,
+  hints: UPDATE,
   run: async (args, ctx, call) => {
     const issue = await resolveIssue(ctx, call, args, { lookupBy: 'issue_lookup_by', value: 'issue_value' });
     if (issue.kind === 'confirm') return issue.result;
@@ -255,7 +243,7 @@ const updateIssueStatus = tool.define({
     value: z.string().min(1).describe('Issue ID or number, or search keywords'),
     auto_accept_matches: autoAccept,
   }),
-  hints: WRITE_HINTS,
+  hints: UPDATE,
   run: async (args, ctx, call) => {
     const issue = await resolveIssue(ctx, call, args);
     if (issue.kind === 'confirm') return issue.result;

@@ -3,13 +3,12 @@
 
 import { z } from 'zod';
 import { endpointTool, isEmptyBody } from '../../runtime/endpoint.js';
+import { CREATE, DESTROY, MIXED, READ_ONLY, UPDATE } from '../../runtime/hints.js';
 import type { UpstreamResponse } from '../../runtime/http.js';
 import {
   type OutcomeCheck,
-  READ_ONLY,
   type ServiceDefinition,
   type ToolDefinition,
-  type ToolHints,
   withOutcomeChecks,
 } from '../../runtime/tool.js';
 import { MESSAGING_BODIES } from './schemas.js';
@@ -18,35 +17,6 @@ import type { TrackApi } from './upstream.js';
 export interface MessagingContext {
   track: TrackApi;
 }
-
-/** Creates or changes data; repeating the same call leaves the same state. */
-const SET: ToolHints = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: true,
-};
-/** Records something new each time (events, submissions, metrics). */
-const APPEND: ToolHints = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: true,
-};
-/** Deletes or irreversibly changes data; repeating it changes nothing more. */
-const DESTROY: ToolHints = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: true,
-  openWorldHint: true,
-};
-/** Mixed operations that may delete (v2 entity and batch). */
-const MIXED: ToolHints = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: false,
-  openWorldHint: true,
-};
 
 /** The spec's internal-id prefix `msg_` is the upstream's `cio_`; ids and emails pass as they are. */
 export function toUpstreamIdentifier(value: unknown): string {
@@ -120,7 +90,7 @@ const tools = [
       person_identifier: person(`${PERSON} Use msg_ to change a set id or email.`).optional(),
     }),
     requestBody: MESSAGING_BODIES.identify,
-    hints: SET,
+    hints: UPDATE,
     endpoint: {
       method: 'PUT',
       path: '/api/v1/customers/{identifier}',
@@ -149,7 +119,7 @@ const tools = [
     description: "Add or update a device on a person's profile.",
     input: z.object({ unique_person_identifier: person(PERSON).optional() }),
     requestBody: MESSAGING_BODIES.device,
-    hints: SET,
+    hints: UPDATE,
     endpoint: {
       method: 'PUT',
       path: '/api/v1/customers/{identifier}/devices',
@@ -195,7 +165,7 @@ const tools = [
     title: 'Unsuppress a person',
     description: 'Unblock suppressed identifiers; the deleted profile is not restored.',
     input: z.object({ customer_identifier: person(PERSON) }),
-    hints: SET,
+    hints: UPDATE,
     endpoint: {
       method: 'POST',
       path: '/api/v1/customers/{identifier}/unsuppress',
@@ -216,7 +186,7 @@ const tools = [
         .optional()
         .describe("true sets the person's unsubscribed attribute, attributed to the delivery."),
     }),
-    hints: SET,
+    hints: UPDATE,
     endpoint: {
       method: 'POST',
       path: '/unsubscribe/{delivery_id}',
@@ -235,7 +205,7 @@ const tools = [
     description: 'Send an event (or page or screen view) for a person.',
     input: z.object({ customer_identifier: person(PERSON).optional() }),
     requestBody: MESSAGING_BODIES.event,
-    hints: APPEND,
+    hints: CREATE,
     endpoint: {
       method: 'POST',
       path: '/api/v1/customers/{identifier}/events',
@@ -250,7 +220,7 @@ const tools = [
     description: 'Log an event for a visitor not yet identified.',
     input: z.object({}),
     requestBody: MESSAGING_BODIES.anonymousEvent,
-    hints: APPEND,
+    hints: CREATE,
     endpoint: { method: 'POST', path: '/api/v1/events' },
     client,
   }),
@@ -262,7 +232,7 @@ const tools = [
       form_identifier: z.string().min(1).optional().describe('Form id; pick a traceable value.'),
     }),
     requestBody: MESSAGING_BODIES.form,
-    hints: APPEND,
+    hints: CREATE,
     endpoint: {
       method: 'POST',
       path: '/api/v1/forms/{form_id}/submit',
@@ -286,7 +256,7 @@ const tools = [
     description: 'Report a metric for a delivery from a channel the platform does not track.',
     input: z.object({}),
     requestBody: MESSAGING_BODIES.metrics,
-    hints: APPEND,
+    hints: CREATE,
     endpoint: { method: 'POST', path: '/api/v1/metrics', anonymous: true },
     client,
   }),
@@ -299,7 +269,7 @@ const tools = [
       identifier_type: idType.describe('What request_body ids are.'),
     }),
     requestBody: MESSAGING_BODIES.segmentMembers,
-    hints: SET,
+    hints: UPDATE,
     endpoint: {
       method: 'POST',
       path: '/api/v1/segments/{segment_id}/add_customers',
@@ -319,7 +289,7 @@ const tools = [
       identification_type: idType.describe('What request_body ids are.'),
     }),
     requestBody: MESSAGING_BODIES.segmentMembers,
-    hints: SET,
+    hints: UPDATE,
     endpoint: {
       method: 'POST',
       path: '/api/v1/segments/{segment_id}/remove_customers',

@@ -2,8 +2,6 @@
 // the upstream's query encoding (`fields[]=A`, `sort[0][field]=A`).
 
 import { z } from 'zod';
-import type { ToolHints } from '../../../runtime/tool.js';
-import { READ_ONLY } from '../../../runtime/tool.js';
 import type { QueryValue } from '../../../runtime/url.js';
 import type { StoreApi } from '../upstream.js';
 
@@ -11,28 +9,7 @@ export interface StoreContext {
   api: StoreApi;
 }
 
-export { READ_ONLY };
-/** Creates something new each time it is called. */
-export const CREATE: ToolHints = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: false,
-  openWorldHint: true,
-};
-/** Sets given values (PATCH-like): repeating it leaves the same state. */
-export const UPDATE: ToolHints = {
-  readOnlyHint: false,
-  destructiveHint: false,
-  idempotentHint: true,
-  openWorldHint: true,
-};
-/** Overwrites or deletes data. */
-export const DESTROY: ToolHints = {
-  readOnlyHint: false,
-  destructiveHint: true,
-  idempotentHint: true,
-  openWorldHint: true,
-};
+export { CREATE, DESTROY, READ_ONLY, UPDATE } from '../../../runtime/hints.js';
 
 /**
  * The spec's `s` parameter for an identifier. Identifiers go without descriptions: their names say what they
