@@ -5,14 +5,21 @@
 import { z } from 'zod';
 import { type ArgumentIssue, invalidArguments } from './errors.js';
 import type { HttpMethod, UpstreamClient, UpstreamRequest, UpstreamResponse } from './http.js';
+import type { Operation } from './operation.js';
 import { parseRequestBody, requestBodyDocument, schemaModeShape } from './schemaMode.js';
 import { defineTool, type ToolCall, type ToolDefinition, type ToolHints } from './tool.js';
 import type { QueryValue } from './url.js';
 
 export interface EndpointSpec {
-  method: HttpMethod;
-  /** Path template; each `{name}` is filled, percent-encoded, from the argument of the same name. */
-  path: string;
+  /**
+   * The upstream operation, from the service's endpoint table (services/<svc>/endpoints.ts): method and path
+   * template; each `{name}` is filled, percent-encoded, from the argument of the same name.
+   */
+  operation?: Operation;
+  /** @deprecated Being replaced by `operation` (issue 12); rows still being migrated give method and path. */
+  method?: HttpMethod;
+  /** @deprecated See `method`. */
+  path?: string;
   /** Placeholder -> argument name, where they differ. */
   pathParams?: Readonly<Record<string, string>>;
   /** Upstream query parameter -> argument name. */
@@ -62,7 +69,8 @@ export interface EndpointToolRow<Ctx, S extends z.ZodObject> {
 
 export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ctx, S>): ToolDefinition<Ctx> {
   const { endpoint, requestBody } = row;
-  const placeholders = [...endpoint.path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((match) => match[1]!);
+  const { method, path } = operationOf(endpoint);
+  const placeholders = [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((match) => match[1]!);
   const fieldOf = (placeholder: string) => endpoint.pathParams?.[placeholder] ?? placeholder;
   // Strict: an unknown parameter is a mistake worth naming, not something to drop silently.
   const input = z.strictObject({ ...(requestBody ? schemaModeShape : {}), ...row.input.shape });
@@ -126,8 +134,8 @@ export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ct
       const serialize =
         endpoint.serializeQuery ?? ((q: Record<string, unknown>) => q as Record<string, QueryValue>);
       const request: UpstreamRequest = {
-        method: endpoint.method,
-        path: endpoint.path,
+        method,
+        path,
         params,
         paramFields,
         query: serialize(structured),
@@ -180,4 +188,11 @@ export function isEmptyBody(body: unknown): boolean {
     body === '' ||
     (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)
   );
+}
+
+function operationOf(endpoint: EndpointSpec): { method: HttpMethod; path: string } {
+  const method = endpoint.operation?.method ?? endpoint.method;
+  const path = endpoint.operation?.path ?? endpoint.path;
+  if (!method || !path) throw new Error('An endpoint row needs its operation (method and path).');
+  return { method, path };
 }
