@@ -4,7 +4,7 @@
 
 import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
-import { buildSeedData } from '../src/services/issuedesk/emulator/seed.js';
+import { buildSeedData } from '../src/services/issuedesk/emulator/seed/seed.js';
 import { rankIssues } from '../src/services/issuedesk/resolve.js';
 import { benchMessaging } from './messaging.js';
 import { benchStore } from './store.js';

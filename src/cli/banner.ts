@@ -2,7 +2,8 @@
 // configuration ready to paste. Printed to stderr, like every log line.
 
 import type { ToolSet } from '../runtime/toolset.js';
-import { findService, type RunningEmulator } from '../services/registry.js';
+import { findService } from '../services/registry.js';
+import type { RunningEmulator } from '../services/serviceEntry.js';
 
 /** A value as a POSIX shell reads it back unchanged: bare when plainly safe, else single-quoted. */
 export function shellQuote(value: string): string {
@@ -18,12 +19,12 @@ export function exportLines(env: Record<string, string>): string[] {
 export type HttpProtection =
   | { kind: 'none' }
   | { kind: 'bearer' }
-  | { kind: 'oauth'; issuer: string; resource: string; upstream: string };
+  | { kind: 'oauth'; issuer: string; resource: string; upstream: string; upstreamName: string };
 
 function describeProtection(protection: HttpProtection): string {
   switch (protection.kind) {
     case 'oauth':
-      return `OAuth: each person signs in through the data store (${protection.upstream}); authorization server ${protection.issuer}`;
+      return `OAuth: each person signs in through ${protection.upstreamName} (${protection.upstream}); authorization server ${protection.issuer}`;
     case 'bearer':
       return 'static bearer token (SWITCHBOARD_HTTP_TOKEN)';
     default:

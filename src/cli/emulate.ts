@@ -11,10 +11,13 @@ export interface EmulateOptions {
   seed: number;
   scale?: number;
   reset: boolean;
-  token?: string;
-  siteId?: string;
-  apiKey?: string;
-  region?: string;
+  /** The services' credential flags (their entries' `credentialFlags`), as commander names them: `siteId`. */
+  [credentialFlag: string]: unknown;
+}
+
+/** `site-id` → `siteId`, the name commander gives the option. */
+function optionName(flag: string): string {
+  return flag.replace(/-([a-z])/g, (_, letter: string) => letter.toUpperCase());
 }
 
 export async function runEmulate(names: string[], options: EmulateOptions): Promise<void> {
@@ -36,12 +39,12 @@ export async function runEmulate(names: string[], options: EmulateOptions): Prom
       seed: options.seed,
       reset: options.reset,
       ...(options.scale !== undefined ? { scale: options.scale } : {}),
-      credentials: {
-        token: options.token,
-        siteId: options.siteId,
-        apiKey: options.apiKey,
-        region: options.region,
-      },
+      credentials: Object.fromEntries(
+        service.credentialFlags.map(({ flag }) => {
+          const value = options[optionName(flag)];
+          return [optionName(flag), typeof value === 'string' ? value : undefined];
+        }),
+      ),
     });
     closers.push(() => emulator.close());
     Object.assign(env, service.envForEmulator(emulator));

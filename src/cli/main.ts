@@ -1,13 +1,12 @@
 #!/usr/bin/env node
-// The `switchboard` command: `serve` MCP tools, `emulate` upstream APIs, `login` to one's own store account. Flag
-// parsing only; the work is done by the runtime, the service registry and login.ts.
+// The `switchboard` command: `serve` MCP tools, `emulate` upstream APIs, `login` to one's own account. Flag
+// parsing only; the work is done by the runtime and the services' entries (src/services/registry.ts).
 
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_HTTP_LIMITS } from '../runtime/httpLimits.js';
 import { VERSION } from '../runtime/version.js';
-import { SERVICES } from '../services/registry.js';
+import { findLogin, LOGIN_SERVICES, SERVICES } from '../services/registry.js';
 import { runEmulate } from './emulate.js';
-import { runLogin } from './login.js';
 import { runServe } from './serve.js';
 
 function integer(name: string, min: number, max = Number.MAX_SAFE_INTEGER) {
@@ -26,6 +25,23 @@ const SERVICE_CHOICES = `${SERVICE_IDS.join(', ')}, or all`;
 
 function servicesArgument(description: string): Argument {
   return new Argument('[services...]', description).choices([...SERVICE_IDS, 'all']).default(['all']);
+}
+
+/** Every service's credential flags for `emulate`, by flag; the help says which service takes each and what for. */
+function credentialFlags(): Map<string, { description: string; choices?: readonly string[] }> {
+  const flags = new Map<string, { description: string; choices?: readonly string[] }>();
+  for (const service of SERVICES) {
+    for (const { flag, description, choices } of service.credentialFlags) {
+      const line = `${service.id}: ${description}`;
+      const known = flags.get(flag);
+      const only = known?.choices ?? choices;
+      flags.set(flag, {
+        description: known ? `${known.description}; ${line}` : line,
+        ...(only ? { choices: only } : {}),
+      });
+    }
+  }
+  return flags;
 }
 
 const titles = SERVICES.map((service) => service.title);
@@ -93,7 +109,7 @@ program
     await runServe(services, options);
   });
 
-program
+const emulate = program
   .command('emulate')
   .description(`Run upstream API emulators alone (${SERVICE_CHOICES}).`)
   .addArgument(servicesArgument('services to emulate'))
@@ -102,21 +118,20 @@ program
   .option('--db <file>', 'SQLite file (one service) or folder (several); default :memory:')
   .option('--seed <n>', 'seed for generated data', integer('--seed', 0), 1)
   .option('--scale <n>', 'number of issues (or records) to generate', integer('--scale', 1, 200_000))
-  .option('--reset', 'reseed even if the database holds data', false)
-  .option('--token <token>', 'issuedesk and store: the token to accept (for the store, with every scope)')
-  .option('--site-id <id>', 'messaging: the site id to accept')
-  .option('--api-key <key>', 'messaging: the Track API key to accept')
-  .addOption(new Option('--region <region>', "messaging: the account's region").choices(['us', 'eu']))
-  .action(async (services: string[], options) => {
-    await runEmulate(services, options);
-  });
+  .option('--reset', 'reseed even if the database holds data', false);
+// Each service's credential flags, from its entry; a flag several services take is declared once.
+for (const [flag, { description, choices }] of credentialFlags()) {
+  const option = new Option(`--${flag} <${flag}>`, description);
+  emulate.addOption(choices ? option.choices(choices) : option);
+}
+emulate.action(async (services: string[], options) => {
+  await runEmulate(services, options);
+});
 
 program
   .command('login')
-  .description(
-    'Connect your own data store account through the browser (OAuth); `serve store` then uses and renews it.',
-  )
-  .argument('<service>', 'the service to connect: store')
+  .description(LOGIN_SERVICES.map((service) => service.login?.description).join(' '))
+  .argument('<service>', `the service to connect: ${LOGIN_SERVICES.map((service) => service.id).join(', ')}`)
   .option(
     '--port <port>',
     'loopback port for the browser redirect (0 picks a free one)',
@@ -126,9 +141,23 @@ program
   .option('--no-browser', 'print the address to open instead of opening a browser')
   .option('--status', 'show who the saved login is for, and stop', false)
   .option('--timeout <seconds>', 'how long to wait for the browser', integer('--timeout', 1, 3600), 300)
-  .action(async (service: string, options) => {
-    await runLogin(service, options);
-  });
+  .action(
+    async (
+      service: string,
+      options: { port: number; browser: boolean; status: boolean; timeout: number },
+    ) => {
+      const login = findLogin(service);
+      if (options.status) {
+        if (!login.status()) process.exitCode = 1;
+        return;
+      }
+      await login.run({
+        port: options.port,
+        openBrowser: options.browser,
+        timeoutMs: options.timeout * 1000,
+      });
+    },
+  );
 
 program.parseAsync(process.argv).catch((error: unknown) => {
   process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);

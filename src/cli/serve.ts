@@ -1,18 +1,18 @@
 // `switchboard serve`: builds the tool set for the chosen services (against real upstreams, or against in-process
-// emulators in sandbox mode) and serves it over stdio or HTTP. Over HTTP with STORE_OAUTH_CLIENT_ID set, the MCP
-// endpoint is an OAuth-protected resource and each person's StoreApi calls run with their own store token
-// (src/runtime/auth/).
+// emulators in sandbox mode) and serves it over stdio or HTTP. Over HTTP, when the environment switches on the
+// per-user sign-in a service offers (the store's, with STORE_OAUTH_CLIENT_ID), the MCP endpoint is an
+// OAuth-protected resource and each person's calls run with their own upstream token (src/runtime/auth/perUser.ts).
 
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import type { OAuthModeSettings } from '../runtime/auth/config.js';
-import type { UserTokens } from '../runtime/auth/userTokens.js';
+import type { PerUserSignIn } from '../runtime/auth/perUser.js';
 import { log } from '../runtime/log.js';
-import type { ServiceRuntime, ToolCall } from '../runtime/tool.js';
+import type { ServiceRuntime } from '../runtime/tool.js';
 import { buildToolSet, type ToolNameStyle } from '../runtime/toolset.js';
 import { type HttpOptions, MCP_PATH, serveHttp, serveStdio } from '../runtime/transports.js';
-import { type MissingCredentials, type RunningEmulator, resolveServices } from '../services/registry.js';
+import { resolveServices, SERVICES } from '../services/registry.js';
+import type { MissingCredentials, RunningEmulator } from '../services/serviceEntry.js';
 import { type HttpProtection, printBanner } from './banner.js';
 import { warnIfSeedIgnored } from './seedNotice.js';
 
@@ -49,37 +49,36 @@ export interface ServeHandle {
 }
 
 /** The refusals that come before anything starts: conflicting or missing protection. */
-function checkProtection(
-  options: ServeOptions,
-  env: NodeJS.ProcessEnv,
-  oauth: OAuthModeSettings | undefined,
-) {
+function checkProtection(options: ServeOptions, env: NodeJS.ProcessEnv, signIn: PerUserSignIn | undefined) {
   const bearerToken = env.SWITCHBOARD_HTTP_TOKEN || undefined;
   if (options.transport !== 'http') return;
-  if (oauth && env.STORE_ACCESS_TOKEN) {
+  if (signIn?.setup.conflict) throw new Error(signIn.setup.conflict);
+  if (signIn && bearerToken) {
+    const variable = signIn.offer.switchVariable;
     throw new Error(
-      'STORE_OAUTH_CLIENT_ID and STORE_ACCESS_TOKEN are both set. Per-user OAuth gives each person their own store ' +
-        'token, and one shared token would let everyone act as its owner: unset STORE_ACCESS_TOKEN for per-user ' +
-        'OAuth, or unset STORE_OAUTH_CLIENT_ID to serve with the one token.',
+      `SWITCHBOARD_HTTP_TOKEN and ${variable} are both set: choose one way to protect the MCP endpoint. ` +
+        `Unset SWITCHBOARD_HTTP_TOKEN for per-user OAuth sign-in, or unset ${variable} for the one shared bearer token.`,
     );
   }
-  if (oauth && bearerToken) {
-    throw new Error(
-      'SWITCHBOARD_HTTP_TOKEN and STORE_OAUTH_CLIENT_ID are both set: choose one way to protect the MCP endpoint. ' +
-        'Unset SWITCHBOARD_HTTP_TOKEN for per-user OAuth sign-in, or unset STORE_OAUTH_CLIENT_ID for the one shared bearer token.',
-    );
-  }
-  if (!LOOPBACK.has(options.host) && !bearerToken && !oauth) {
+  if (!LOOPBACK.has(options.host) && !bearerToken && !signIn) {
+    const ways = [
+      ...SERVICES.flatMap(({ perUserAuth: offer }) =>
+        offer
+          ? [
+              `per-user OAuth sign-in through ${offer.upstreamName} (${offer.setupHint}, and ` +
+                'SWITCHBOARD_PUBLIC_URL to the https URL clients reach this server at)',
+            ]
+          : [],
+      ),
+      'a static bearer token for a private deployment (set SWITCHBOARD_HTTP_TOKEN; clients then send "Authorization: Bearer <token>")',
+    ];
     throw new Error(
       `Refusing to serve on ${options.host} without protection: these tools act with organisation-wide credentials. ` +
-        'Protect the MCP endpoint in one of two ways: per-user OAuth sign-in through the data store (set ' +
-        'STORE_OAUTH_CLIENT_ID and STORE_OAUTH_CLIENT_SECRET of your store OAuth integration, and ' +
-        'SWITCHBOARD_PUBLIC_URL to the https URL clients reach this server at), or a static bearer token for a ' +
-        'private deployment (set SWITCHBOARD_HTTP_TOKEN; clients then send "Authorization: Bearer <token>"). ' +
+        `Protect the MCP endpoint in one of ${ways.length === 2 ? 'two ways' : 'these ways'}: ${ways.join(', or ')}. ` +
         'Or bind to 127.0.0.1.',
     );
   }
-  if (oauth && !oauth.publicUrl && !LOOPBACK.has(options.host)) {
+  if (signIn && !signIn.settings.publicUrl && !LOOPBACK.has(options.host)) {
     throw new Error(
       `Per-user OAuth on ${options.host} needs SWITCHBOARD_PUBLIC_URL: the https URL clients reach this server at (the issuer and resource they sign in for).`,
     );
@@ -93,9 +92,10 @@ export async function startServe(
 ): Promise<ServeHandle> {
   const services = resolveServices(names);
   const bearerToken = env.SWITCHBOARD_HTTP_TOKEN || undefined;
-  const auth = options.transport === 'http' ? await import('../runtime/auth/config.js') : undefined;
-  const oauth = auth?.oauthSettingsFromEnv(env);
-  checkProtection(options, env, oauth);
+  // Loaded for HTTP only: stdio never signs anyone in, and the vault needs SQLite.
+  const auth = options.transport === 'http' ? await import('../runtime/auth/perUser.js') : undefined;
+  const signIn = auth?.perUserSignInFromEnv(SERVICES, env);
+  checkProtection(options, env, signIn);
 
   const closers: (() => Promise<void>)[] = [];
   const close = async () => {
@@ -103,21 +103,19 @@ export async function startServe(
   };
   try {
     // Per-user OAuth: the vault opens first, so a wrong key or an unusable data folder stops the start at once.
-    let perUser: Awaited<ReturnType<typeof openPerUserAuth>> | undefined;
-    if (oauth) {
-      perUser = await openPerUserAuth(oauth, options.dataDir ?? env.SWITCHBOARD_DATA_DIR ?? defaultDataDir());
-      closers.push(async () => perUser?.vault.close());
-    }
-    // The broker is made once the tool set says which store scopes to ask for; the tools only reach it per call.
-    let userTokens: UserTokens | undefined;
-    const userToken = (call: ToolCall) => userTokens?.tokenFor(call);
+    const perUser =
+      auth && signIn
+        ? auth.openPerUserAuth(signIn, options.dataDir ?? env.SWITCHBOARD_DATA_DIR ?? defaultDataDir())
+        : undefined;
+    if (perUser) closers.push(async () => perUser.close());
 
     const emulators: { id: string; emulator: RunningEmulator }[] = [];
     const runtimes: ServiceRuntime[] = [];
     // Services that start without credentials (so every call fails): warned about, not refused, below.
     const unconfigured: { id: string; context: unknown; missing: MissingCredentials }[] = [];
     for (const service of services) {
-      const perUserOptions = perUser && service.takesUserToken ? { userToken } : undefined;
+      // The upstream is connected once the tool set says which scopes to ask for; tools reach it per call only.
+      const perUserOptions = perUser && service.takesUserToken ? { userToken: perUser.tokenFor } : undefined;
       let runtime: ServiceRuntime;
       if (options.sandbox) {
         const dataDir =
@@ -136,8 +134,7 @@ export async function startServe(
       } else {
         runtime = service.runtimeFromEnv(env, perUserOptions);
       }
-      const served =
-        perUser && perUserOptions ? perUser.withUserTokenErrors(runtime, () => userTokens) : runtime;
+      const served = perUser && perUserOptions ? perUser.withUserTokenErrors(runtime) : runtime;
       runtimes.push(served);
       const missing = options.sandbox
         ? undefined
@@ -178,42 +175,24 @@ export async function startServe(
       protection: bearerToken ? { kind: 'bearer' } : { kind: 'none' },
     };
     let gate: HttpOptions['auth'];
-    if (perUser && oauth) {
-      const storeEmulator = emulators.find((e) => e.id === 'store')?.emulator.url;
-      const store = await import('../services/store/oauth.js');
-      const { DEFAULT_BASE_URL } = await import('../services/store/upstream.js');
-      const apiUrl = storeEmulator ?? env.STORE_BASE_URL?.replace(/\/+$/, '') ?? DEFAULT_BASE_URL;
-      // The emulator serves OAuth on its own origin; the real store on airtable.com, beside its API host.
-      const oauthUrl =
-        oauth.oauthUrl ?? storeEmulator ?? env.STORE_BASE_URL?.replace(/\/+$/, '') ?? store.DEFAULT_OAUTH_URL;
-      const storeToolNames = toolSet.tools
-        .filter((tool) => tool.specName.startsWith('StoreApi.'))
-        .map((tool) => tool.specName.slice('StoreApi.'.length));
-      const client = new store.StoreOAuthClient({
-        clientId: oauth.clientId,
-        ...(oauth.clientSecret ? { clientSecret: oauth.clientSecret } : {}),
-        oauthUrl,
-        apiUrl,
-        scopes: oauth.scopes ?? store.scopesForTools(storeToolNames),
-        ...(env.SWITCHBOARD_TIMEOUT_MS ? { timeoutMs: Number(env.SWITCHBOARD_TIMEOUT_MS) } : {}),
+    if (perUser && signIn) {
+      const { provider, offer } = signIn;
+      const prefix = `${provider.definition.prefix}.`;
+      const emulatorUrl = emulators.find((e) => e.id === provider.id)?.emulator.url;
+      const connection = perUser.connect({
+        toolNames: toolSet.tools
+          .filter((tool) => tool.specName.startsWith(prefix))
+          .map((tool) => tool.specName.slice(prefix.length)),
+        ...(emulatorUrl ? { emulatorUrl } : {}),
       });
-      userTokens = new perUser.UserTokens(perUser.vault, client, { reconnectError: store.reconnectError });
-      const vault = perUser.vault;
       gate = async (bound: URL) => {
-        const publicUrl = perUser.resolvePublicUrl(oauth, bound);
-        const authorizationServer = perUser.createAuthorizationServer({
-          vault,
-          upstream: client,
-          publicUrl,
-          mcpPath: MCP_PATH,
-          upstreamRedirectUrl: oauth.redirectUrl ?? `${publicUrl.origin}${perUser.DEFAULT_CALLBACK_PATH}`,
-          upstreamName: 'the data store',
-        });
+        const authorizationServer = connection.gate(bound, MCP_PATH);
         serving.protection = {
           kind: 'oauth',
           issuer: authorizationServer.issuer,
           resource: authorizationServer.resource.href,
-          upstream: oauthUrl,
+          upstream: connection.oauthUrl,
+          upstreamName: offer.upstreamName,
         };
         return authorizationServer;
       };
@@ -249,43 +228,6 @@ export async function startServe(
 
 function defaultDataDir(): string {
   return join(homedir(), '.switchboard');
-}
-
-/** Opens the vault (and its key) and loads the per-user modules, only when OAuth mode is on. */
-async function openPerUserAuth(settings: OAuthModeSettings, dataDir: string) {
-  const [vaultModule, configModule, userTokensModule, serverModule] = await Promise.all([
-    import('../runtime/auth/vault.js'),
-    import('../runtime/auth/config.js'),
-    import('../runtime/auth/userTokens.js'),
-    import('../runtime/auth/authorizationServer.js'),
-  ]);
-  const memory = dataDir === ':memory:';
-  if (!memory) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
-  const key = vaultModule.loadSecretKey(settings.secretKey, dataDir);
-  if (key.origin === 'generated') {
-    log('warn', 'generated a new key for sealing stored tokens; keep it (losing it ends every connection)', {
-      path: key.path,
-      hint: 'or set SWITCHBOARD_SECRET_KEY (32 bytes, base64) from a secret store',
-    });
-  } else if (key.looseFileMode !== undefined) {
-    log('warn', 'the key file can be read by other users; chmod 600 it', {
-      path: key.path,
-      mode: key.looseFileMode.toString(8),
-    });
-  }
-  const vault = new vaultModule.AuthVault(memory ? ':memory:' : join(dataDir, 'auth.db'), key.key);
-  log('info', 'per-user OAuth state', {
-    db: memory ? ':memory:' : join(dataDir, 'auth.db'),
-    key: key.origin,
-  });
-  return {
-    vault,
-    UserTokens: userTokensModule.UserTokens,
-    withUserTokenErrors: userTokensModule.withUserTokenErrors,
-    resolvePublicUrl: configModule.resolvePublicUrl,
-    createAuthorizationServer: serverModule.createAuthorizationServer,
-    DEFAULT_CALLBACK_PATH: serverModule.DEFAULT_CALLBACK_PATH,
-  };
 }
 
 export async function runServe(names: string[], options: ServeOptions): Promise<void> {

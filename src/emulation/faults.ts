@@ -9,9 +9,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Context, MiddlewareHandler } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import { z } from 'zod';
+import { formatZodIssues } from '../text/zodIssues.js';
 import { type EmulatorEnv, type ErrorBodyFn, isControlPath } from './env.js';
 import { err, ok, type Result } from './result.js';
 import { compilePathPattern, type PathMatcher } from './routePattern.js';
+
+// The emulators' request-body readers import it from here.
+export { formatZodIssues };
 
 export const FAULT_KINDS = ['latency', 'error', 'rate_limit', 'drop'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
@@ -52,20 +56,6 @@ export const FaultRulesBodySchema = z.object({ rules: z.array(FaultRuleSchema) }
 /** A rule as reported back: `times` is what is left of it. */
 export interface ActiveFaultRule extends FaultRule {
   index: number;
-}
-
-/** Turns zod issues into one readable line per problem, naming the offending field. */
-export function formatZodIssues(error: z.ZodError, root = ''): string {
-  return error.issues
-    .map((issue) => {
-      const path = issue.path.reduce<string>(
-        (acc, part) =>
-          typeof part === 'number' ? `${acc}[${part}]` : acc ? `${acc}.${String(part)}` : String(part),
-        root,
-      );
-      return path ? `${path}: ${issue.message}` : issue.message;
-    })
-    .join('; ');
 }
 
 export function parseFaultRules(body: unknown): Result<FaultRule[], string> {

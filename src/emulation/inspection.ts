@@ -49,8 +49,8 @@ function controlError(c: Context, status: 400 | 404, message: string): Response 
   return c.json({ error: message }, status);
 }
 
-/** Optional JSON body: empty means {}, anything unparsable is a 400 with the parser's reason. */
-async function readOptionalJson(c: Context): Promise<Result<unknown, string>> {
+/** Optional JSON body of a control request: empty means {}, anything unparsable is a 400 with the parser's reason. */
+export async function readOptionalJson(c: Context): Promise<Result<unknown, string>> {
   const text = await c.req.text();
   if (text.trim() === '') return { ok: true, value: {} };
   try {

@@ -23,8 +23,10 @@ export function openDatabase(path: string): SqliteDatabase {
   if (!isMemoryPath(path)) mkdirSync(dirname(path), { recursive: true });
   const db = new Database(isMemoryPath(path) ? ':memory:' : path);
   if (!isMemoryPath(path)) {
-    // First, so that even switching to WAL waits for a process that is opening the same file right now.
-    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+    // First, so that even switching to WAL waits for a process that is opening the same file right now. Until
+    // `startupDone`, the wait is the long one: creating tables and seeding may queue behind another process that
+    // is seeding the same file, which takes longer than any request should wait.
+    db.pragma(`busy_timeout = ${SEED_BUSY_TIMEOUT_MS}`);
     // WAL lets other processes read while one writes; NORMAL sync is safe with WAL and much faster.
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = NORMAL');
@@ -45,6 +47,12 @@ export function writeTransaction<T>(db: SqliteDatabase, fn: () => T): T {
 
 /** How long starting up waits for another process that is seeding the same file (large scales take a while). */
 export const SEED_BUSY_TIMEOUT_MS = 120_000;
+
+/** Ends the start-up phase of a database opened by `openDatabase`: from now on a request waits the usual time. */
+export function startupDone(db: SqliteDatabase): void {
+  if (db.memory) return;
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+}
 
 /**
  * Runs `fn` with a longer busy timeout, for the one wait that may legitimately be long: a process starting on

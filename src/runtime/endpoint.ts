@@ -15,11 +15,7 @@ export interface EndpointSpec {
    * The upstream operation, from the service's endpoint table (services/<svc>/endpoints.ts): method and path
    * template; each `{name}` is filled, percent-encoded, from the argument of the same name.
    */
-  operation?: Operation;
-  /** @deprecated Being replaced by `operation` (issue 12); rows still being migrated give method and path. */
-  method?: HttpMethod;
-  /** @deprecated See `method`. */
-  path?: string;
+  operation: Operation;
   /** Placeholder -> argument name, where they differ. */
   pathParams?: Readonly<Record<string, string>>;
   /** Upstream query parameter -> argument name. */
@@ -69,7 +65,7 @@ export interface EndpointToolRow<Ctx, S extends z.ZodObject> {
 
 export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ctx, S>): ToolDefinition<Ctx> {
   const { endpoint, requestBody } = row;
-  const { method, path } = operationOf(endpoint);
+  const { method, path } = endpoint.operation;
   const placeholders = [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((match) => match[1]!);
   const fieldOf = (placeholder: string) => endpoint.pathParams?.[placeholder] ?? placeholder;
   // Strict: an unknown parameter is a mistake worth naming, not something to drop silently.
@@ -188,11 +184,4 @@ export function isEmptyBody(body: unknown): boolean {
     body === '' ||
     (typeof body === 'object' && !Array.isArray(body) && Object.keys(body).length === 0)
   );
-}
-
-function operationOf(endpoint: EndpointSpec): { method: HttpMethod; path: string } {
-  const method = endpoint.operation?.method ?? endpoint.method;
-  const path = endpoint.operation?.path ?? endpoint.path;
-  if (!method || !path) throw new Error('An endpoint row needs its operation (method and path).');
-  return { method, path };
 }

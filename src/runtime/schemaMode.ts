@@ -4,8 +4,8 @@
 // before anything is sent. The JSON Schema is generated once per body schema, not per call.
 
 import { z } from 'zod';
+import { describeIssues, REPORT_INPUT } from '../text/zodIssues.js';
 import { invalidArguments, type ToolError } from './errors.js';
-import { describeIssues, REPORT_INPUT } from './validate.js';
 
 export const TOOL_MODES = ['get_request_schema', 'execute'] as const;
 export type ToolMode = (typeof TOOL_MODES)[number];

@@ -7,12 +7,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../../src/emulation/clock.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { serveHttp } from '../../src/runtime/transports.js';
+import { issueDeskRateLimiter } from '../../src/services/issuedesk/client.js';
 import {
   type RunningIssueDeskEmulator,
   startIssueDeskEmulator,
 } from '../../src/services/issuedesk/emulator/app.js';
 import { createIssueDeskRuntime } from '../../src/services/issuedesk/service.js';
-import { issueDeskRateLimiter } from '../../src/services/issuedesk/upstream.js';
 import { type Connected, connectClient, errorOf, inspector } from './harness.js';
 
 const clock = manualClock('2026-03-02T12:00:00Z');

@@ -10,7 +10,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { serveHttp } from '../../src/runtime/transports.js';
-import { type RunningEmulator, SERVICES, type ServiceEntry } from '../../src/services/registry.js';
+import { SERVICES } from '../../src/services/registry.js';
+import type { RunningEmulator, ServiceEntry } from '../../src/services/serviceEntry.js';
 import { connectClient, errorOf, inspector } from './harness.js';
 
 /** The documented behaviour: client-side limits by SWITCHBOARD_CLIENT_RATE_LIMITS, the same in every service. */

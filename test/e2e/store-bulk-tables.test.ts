@@ -5,13 +5,10 @@
 
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { requestBodyDocument } from '../../src/runtime/schemaMode.js';
-import {
-  BULK_SEED,
-  BulkTables,
-  type DataTableDoc,
-} from '../../src/services/store/emulator/admin/bulkTables.js';
-import { ADMIN_SEED } from '../../src/services/store/emulator/admin/seed.js';
+import { BulkTables, type DataTableDoc } from '../../src/services/store/emulator/admin/bulkTables.js';
 import { createStoreEmulator } from '../../src/services/store/emulator/app.js';
+import { ADMIN_SEED } from '../../src/services/store/emulator/seed/admin.js';
+import { BULK_SEED } from '../../src/services/store/emulator/seed/bulkTables.js';
 import { STORE_BODIES } from '../../src/services/store/schemas/index.js';
 import { type Connected, errorOf } from './harness.js';
 import { connectStore, type StoreEmulatorHandle, startStore } from './storeHarness.js';

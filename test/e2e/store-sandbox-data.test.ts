@@ -9,7 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { serveHttp } from '../../src/runtime/transports.js';
-import { findService, type RunningEmulator } from '../../src/services/registry.js';
+import { findService } from '../../src/services/registry.js';
+import type { RunningEmulator } from '../../src/services/serviceEntry.js';
 import { STORE_INSTRUCTIONS } from '../../src/services/store/service.js';
 import { type Connected, connectClient, inspector } from './harness.js';
 

@@ -8,7 +8,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { requestBodyDocument } from '../../src/runtime/schemaMode.js';
 import type { UserGroupDoc, UserProfileDoc } from '../../src/services/store/emulator/admin/model.js';
-import { ADMIN_SEED } from '../../src/services/store/emulator/admin/seed.js';
+import { ADMIN_SEED } from '../../src/services/store/emulator/seed/admin.js';
 import { STORE_BODIES, type StoreBodyName } from '../../src/services/store/schemas/index.js';
 import { type Connected, errorOf } from './harness.js';
 import { connectStore, type StoreEmulatorHandle, startStore, storeTools } from './storeHarness.js';

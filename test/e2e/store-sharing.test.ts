@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { requestBodyDocument } from '../../src/runtime/schemaMode.js';
 import { ALL_SCOPES } from '../../src/services/store/emulator/auth.js';
-import { buildSeedData, DEFAULT_SEED } from '../../src/services/store/emulator/seed.js';
+import { buildSeedData, DEFAULT_SEED } from '../../src/services/store/emulator/seed/seed.js';
 import { STORE_BODIES, type StoreBodyName } from '../../src/services/store/schemas/index.js';
 import { type Connected, errorOf } from './harness.js';
 import { connectStore, type StoreEmulatorHandle, startStore } from './storeHarness.js';

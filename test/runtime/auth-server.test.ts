@@ -8,7 +8,7 @@
 import { randomBytes } from 'node:crypto';
 import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { describe, expect, it } from 'vitest';
-import { redirectMatches } from '../../src/runtime/auth/authorizationServer.js';
+import { redirectMatches } from '../../src/runtime/auth/redirectUris.js';
 import { authHarness, CLIENT_REDIRECT, jsonRpcText, LOOPBACK_ORIGIN as ORIGIN } from './authHarness.js';
 
 // The plain Who.Calls (the verified caller only); code exchanges name the resource, as RFC 8707 clients do.

@@ -1,18 +1,14 @@
-// Configuration of per-user OAuth over HTTP, from the environment: the operator's application at the data store
-// (client id and secret, redirect URL, scopes), where the store's OAuth lives, the server's external URL, and the
-// key that seals stored tokens. OAuth mode is on when STORE_OAUTH_CLIENT_ID is set and the transport is HTTP.
+// The runtime's own settings for per-user OAuth over HTTP, from the environment: the server's external URL and the
+// key that seals stored tokens. The upstream's side (its application's client id and secret, where its OAuth
+// lives, the scopes to ask for) belongs to the service that offers the sign-in (PerUserAuthOffer, perUser.ts),
+// which reads its own variables and hands the runtime generic settings. This module loads nothing heavy, so a
+// service can check its settings with it before the vault (SQLite) is ever loaded.
 
-import { AuthSetupError } from './vault.js';
+export class AuthSetupError extends Error {
+  override name = 'AuthSetupError';
+}
 
-export interface OAuthModeSettings {
-  clientId: string;
-  clientSecret?: string;
-  /** STORE_OAUTH_URL as set; the caller supplies the default (STORE_BASE_URL, the sandbox, or the real host). */
-  oauthUrl?: string;
-  /** STORE_OAUTH_REDIRECT_URL as set; default `<public url>/oauth/callback`. */
-  redirectUrl?: string;
-  /** STORE_OAUTH_SCOPES: replaces the scopes the enabled tools need. */
-  scopes?: string[];
+export interface AuthSettings {
   /** SWITCHBOARD_PUBLIC_URL: the origin clients reach this server at; default the bound URL. */
   publicUrl?: URL;
   /** SWITCHBOARD_SECRET_KEY (base64, 32 bytes); when unset, `<data dir>/secret.key`. */
@@ -25,7 +21,8 @@ export function isLoopbackHost(host: string): boolean {
   return LOOPBACK.has(host);
 }
 
-function absoluteUrl(raw: string, name: string): URL {
+/** `raw` as an absolute http(s) URL; the error names the setting `name` it came from. */
+export function checkAbsoluteUrl(raw: string, name: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -43,7 +40,7 @@ function absoluteUrl(raw: string, name: string): URL {
  * loopback address (MCP authorization spec: all authorization endpoints over HTTPS), so neither do we.
  */
 export function checkPublicUrl(raw: string, name = 'SWITCHBOARD_PUBLIC_URL'): URL {
-  const url = absoluteUrl(raw.trim(), name);
+  const url = checkAbsoluteUrl(raw.trim(), name);
   if (
     url.username ||
     url.password ||
@@ -63,27 +60,16 @@ export function checkPublicUrl(raw: string, name = 'SWITCHBOARD_PUBLIC_URL'): UR
   return new URL(url.origin);
 }
 
-export function oauthSettingsFromEnv(env: NodeJS.ProcessEnv): OAuthModeSettings | undefined {
-  const clientId = env.STORE_OAUTH_CLIENT_ID?.trim();
-  if (!clientId) return undefined;
-  const scopes = env.STORE_OAUTH_SCOPES?.split(/[\s,]+/).filter(Boolean);
-  const redirectUrl = env.STORE_OAUTH_REDIRECT_URL?.trim();
-  if (redirectUrl) absoluteUrl(redirectUrl, 'STORE_OAUTH_REDIRECT_URL');
-  const oauthUrl = env.STORE_OAUTH_URL?.trim();
-  if (oauthUrl) absoluteUrl(oauthUrl, 'STORE_OAUTH_URL');
+/** Read only once a service's sign-in is on: without it neither variable means anything. */
+export function authSettingsFromEnv(env: NodeJS.ProcessEnv): AuthSettings {
   return {
-    clientId,
-    ...(env.STORE_OAUTH_CLIENT_SECRET ? { clientSecret: env.STORE_OAUTH_CLIENT_SECRET } : {}),
-    ...(oauthUrl ? { oauthUrl: oauthUrl.replace(/\/+$/, '') } : {}),
-    ...(redirectUrl ? { redirectUrl } : {}),
-    ...(scopes && scopes.length > 0 ? { scopes } : {}),
     ...(env.SWITCHBOARD_PUBLIC_URL ? { publicUrl: checkPublicUrl(env.SWITCHBOARD_PUBLIC_URL) } : {}),
     ...(env.SWITCHBOARD_SECRET_KEY ? { secretKey: env.SWITCHBOARD_SECRET_KEY } : {}),
   };
 }
 
 /** The public origin: as configured, or the bound URL (which must then be a loopback one). */
-export function resolvePublicUrl(settings: OAuthModeSettings, bound: URL): URL {
+export function resolvePublicUrl(settings: AuthSettings, bound: URL): URL {
   if (settings.publicUrl) return settings.publicUrl;
   if (!isLoopbackHost(bound.hostname)) {
     throw new AuthSetupError(

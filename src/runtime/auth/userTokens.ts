@@ -7,8 +7,8 @@
 
 import { isToolError, ToolError } from '../errors.js';
 import { log } from '../log.js';
-import { registerTransientSecret } from '../secrets.js';
 import type { ServiceRuntime, ToolCall } from '../tool.js';
+import { type GrantStore, RENEW_BEFORE_MS, type StoredGrant, TokenBroker } from './renewal.js';
 import type { AuthVault, GrantRecord, UpstreamTokenSet } from './vault.js';
 
 /** The upstream's OAuth client as this module uses it (the store's StoreOAuthClient fits). */
@@ -25,17 +25,8 @@ export interface UpstreamOAuthClient {
   whoami(accessToken: string): Promise<{ id: string }>;
 }
 
-/** The upstream refused the grant itself (OAuth `invalid_grant`): only a new sign-in helps. */
-export function grantIsGone(error: unknown): boolean {
-  return (
-    typeof error === 'object' &&
-    error !== null &&
-    (error as { needsReconnect?: unknown }).needsReconnect === true
-  );
-}
-
 /** Renew the upstream access token when it has less than this left. */
-export const REFRESH_MARGIN_MS = 5 * 60 * 1000;
+export const REFRESH_MARGIN_MS = RENEW_BEFORE_MS;
 
 export interface UserTokensOptions {
   /** Builds the error an agent sees when its person must connect again (the service's own wording). */
@@ -46,18 +37,98 @@ export interface UserTokensOptions {
 const HOW_TO_RECONNECT =
   'Sign in again: your MCP client does so when it next connects (it is refused with 401 until then), or remove and re-add the server in its settings. Then call the tool again.';
 
+/** A grant in the vault with its opened upstream tokens, and the version of those tokens. */
+interface VaultGrant extends StoredGrant {
+  record: GrantRecord;
+  version: number;
+}
+
+/** The vault as the broker's store: grants by id; one process owns auth.db, so no lock beyond the broker's. */
+class VaultGrantStore implements GrantStore<VaultGrant> {
+  constructor(
+    private readonly vault: AuthVault,
+    private readonly reconnect: (reason: string) => ToolError,
+  ) {}
+
+  read(grantId: string): VaultGrant {
+    const record = this.vault.grant(grantId);
+    if (!record || record.endedAt !== undefined) {
+      throw this.reconnect(record ? reasonOf(record) : 'it has ended');
+    }
+    const tokens = this.vault.upstreamTokens(grantId);
+    if (!tokens) {
+      this.vault.endGrant(grantId, 'its sealed tokens could not be opened');
+      throw this.reconnect('its stored tokens could not be read');
+    }
+    return {
+      record,
+      version: tokens.version,
+      accessToken: tokens.accessToken,
+      refreshToken: tokens.refreshToken,
+      accessExpiresAt: record.accessExpiresAt,
+      ...(record.refreshExpiresAt !== undefined ? { refreshExpiresAt: record.refreshExpiresAt } : {}),
+    };
+  }
+
+  write(grantId: string, grant: VaultGrant, renewed: UpstreamTokenSet): VaultGrant {
+    const record = this.vault.saveUpstreamTokens(grantId, renewed) ?? grant.record;
+    log('debug', 'upstream token renewed', { grant: grantId });
+    return {
+      record,
+      version: record.version,
+      accessToken: renewed.accessToken,
+      refreshToken: renewed.refreshToken,
+      accessExpiresAt: record.accessExpiresAt,
+      ...(record.refreshExpiresAt !== undefined ? { refreshExpiresAt: record.refreshExpiresAt } : {}),
+    };
+  }
+
+  async lock(): Promise<() => void> {
+    return () => undefined;
+  }
+
+  ended(grantId: string, grant: VaultGrant, why: 'expired' | 'refused'): ToolError {
+    if (why === 'expired') {
+      this.vault.endGrant(grantId, 'its refresh token expired');
+      return this.reconnect('it has not been used for too long and has expired');
+    }
+    this.vault.endGrant(grantId, 'the upstream refused to renew it');
+    log('info', 'grant ended: upstream refused the refresh', {
+      grant: grantId,
+      subject: grant.record.subject,
+    });
+    return this.reconnect('the data store refused to renew it (revoked or expired)');
+  }
+
+  renewalFailed(grantId: string, grant: VaultGrant, error: unknown): VaultGrant {
+    const message = error instanceof Error ? error.message : String(error);
+    log('warn', 'could not renew an upstream token', { grant: grantId, error: message });
+    // The old token still works until it expires; only an expired one makes this call fail.
+    if (grant.accessExpiresAt > this.vault.now) return grant;
+    throw new ToolError({
+      kind: 'upstream_unavailable',
+      message: `Could not renew your data store connection: ${message}`,
+      hint: 'Try again shortly.',
+      retryable: true,
+    });
+  }
+}
+
 export class UserTokens {
-  readonly #inflight = new Map<string, Promise<string>>();
   /** Which version of its grant's tokens each call ran with, to tell a stale token from a refused one. */
   readonly #used = new WeakMap<ToolCall, number>();
-  readonly #margin: number;
+  readonly #broker: TokenBroker<VaultGrant>;
 
   constructor(
     private readonly vault: AuthVault,
-    private readonly upstream: UpstreamOAuthClient,
+    upstream: UpstreamOAuthClient,
     private readonly options: UserTokensOptions,
   ) {
-    this.#margin = options.refreshMarginMs ?? REFRESH_MARGIN_MS;
+    this.#broker = new TokenBroker(new VaultGrantStore(vault, (reason) => this.#reconnect(reason)), {
+      refresh: (grant) => upstream.refresh(grant.refreshToken),
+      now: () => vault.now,
+      renewBeforeMs: options.refreshMarginMs ?? REFRESH_MARGIN_MS,
+    });
   }
 
   /**
@@ -71,19 +142,10 @@ export class UserTokens {
     if (!grant || grant.subject !== principal.subject) {
       throw this.#reconnect('this connection is not known to the server');
     }
-    if (grant.endedAt !== undefined) throw this.#reconnect(reasonOf(grant));
-    if (grant.accessExpiresAt - this.vault.now > this.#margin) {
-      const tokens = this.vault.upstreamTokens(grant.id);
-      if (tokens) {
-        this.#used.set(call, tokens.version);
-        return tokens.accessToken;
-      }
-      return this.#unreadable(grant);
-    }
-    const token = await this.#renew(grant.id);
-    const current = this.vault.grant(grant.id);
-    if (current) this.#used.set(call, current.version);
-    return token;
+    const current = await this.#broker.grant(grant.id);
+    if (!current) return undefined;
+    this.#used.set(call, current.version);
+    return current.accessToken;
   }
 
   /**
@@ -110,60 +172,6 @@ export class UserTokens {
     this.vault.endGrant(grant.id, 'the upstream refused its access token');
     log('info', 'grant ended: upstream refused its token', { grant: grant.id, subject: grant.subject });
     return this.#reconnect('the data store no longer accepts it (the access may have been revoked)');
-  }
-
-  /** One renewal per grant at a time; every call that needs it waits for the same one. */
-  #renew(grantId: string): Promise<string> {
-    const running = this.#inflight.get(grantId);
-    if (running) return running;
-    const renewal = this.#refresh(grantId).finally(() => this.#inflight.delete(grantId));
-    this.#inflight.set(grantId, renewal);
-    return renewal;
-  }
-
-  async #refresh(grantId: string): Promise<string> {
-    const grant = this.vault.grant(grantId);
-    if (!grant || grant.endedAt !== undefined)
-      throw this.#reconnect(grant ? reasonOf(grant) : 'it has ended');
-    const now = this.vault.now;
-    // Another renewal may have finished just before this one started.
-    const tokens = this.vault.upstreamTokens(grantId);
-    if (!tokens) return this.#unreadable(grant);
-    if (grant.accessExpiresAt - now > this.#margin) return tokens.accessToken;
-    if (grant.refreshExpiresAt !== undefined && grant.refreshExpiresAt <= now) {
-      this.vault.endGrant(grantId, 'its refresh token expired');
-      throw this.#reconnect('it has not been used for too long and has expired');
-    }
-    let renewed: UpstreamTokenSet;
-    try {
-      renewed = await this.upstream.refresh(tokens.refreshToken);
-    } catch (error) {
-      if (grantIsGone(error)) {
-        this.vault.endGrant(grantId, 'the upstream refused to renew it');
-        log('info', 'grant ended: upstream refused the refresh', { grant: grantId, subject: grant.subject });
-        throw this.#reconnect('the data store refused to renew it (revoked or expired)');
-      }
-      const message = error instanceof Error ? error.message : String(error);
-      log('warn', 'could not renew an upstream token', { grant: grantId, error: message });
-      // The old token still works until it expires; only an expired one makes this call fail.
-      if (grant.accessExpiresAt > now) return tokens.accessToken;
-      throw new ToolError({
-        kind: 'upstream_unavailable',
-        message: `Could not renew your data store connection: ${message}`,
-        hint: 'Try again shortly.',
-        retryable: true,
-      });
-    }
-    registerTransientSecret(renewed.accessToken);
-    registerTransientSecret(renewed.refreshToken);
-    this.vault.saveUpstreamTokens(grantId, renewed);
-    log('debug', 'upstream token renewed', { grant: grantId });
-    return renewed.accessToken;
-  }
-
-  #unreadable(grant: GrantRecord): never {
-    this.vault.endGrant(grant.id, 'its sealed tokens could not be opened');
-    throw this.#reconnect('its stored tokens could not be read');
   }
 
   #reconnect(reason: string): ToolError {

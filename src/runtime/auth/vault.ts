@@ -12,6 +12,7 @@ import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, wri
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { registerSecret, registerTransientSecret } from '../secrets.js';
+import { AuthSetupError } from './config.js';
 
 export const KEY_BYTES = 32;
 const SEAL_PREFIX = 'v1.';
@@ -28,9 +29,8 @@ export interface SecretKey {
   looseFileMode?: number;
 }
 
-export class AuthSetupError extends Error {
-  override name = 'AuthSetupError';
-}
+// Declared beside the settings (config.ts), which must not load SQLite to throw it; exported here too.
+export { AuthSetupError };
 
 /** Standard or URL-safe base64 of exactly 32 bytes. */
 export function decodeKey(text: string, where: string): Buffer {

@@ -6,6 +6,7 @@ import type { ToolCall } from '../../runtime/tool.js';
 import { rankByName } from '../../text/fuzzy.js';
 import { htmlToSearchText } from '../../text/html.js';
 import { QuerySyntaxError, rankDocuments } from '../../text/issueSearch.js';
+import type { IssueDeskClient, PylonContact, PylonIssue, PylonTeam, PylonUser } from './client.js';
 import {
   type Candidate,
   decide,
@@ -15,10 +16,9 @@ import {
   normalize,
   round,
 } from './matching.js';
-import type { IssueDeskUpstream, PylonContact, PylonIssue, PylonTeam, PylonUser } from './upstream.js';
 
 export interface IssueDeskContext {
-  upstream: IssueDeskUpstream;
+  upstream: IssueDeskClient;
   now: () => Date;
 }
 

@@ -2,9 +2,10 @@
 
 import type { RateLimiter } from '../../runtime/rateLimiter.js';
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
+import { commonEmulatorOptions, emulatorCredential, type ServiceEntry } from '../serviceEntry.js';
+import { DEFAULT_BASE_URL, IssueDeskClient, TOKEN_ENV } from './client.js';
 import type { IssueDeskContext } from './resolve.js';
 import { ISSUEDESK_TOOLS } from './tools.js';
-import { DEFAULT_BASE_URL, IssueDeskUpstream, TOKEN_ENV } from './upstream.js';
 
 export const ISSUEDESK_INSTRUCTIONS = `IssueDesk (customer-support issue desk: issues, contacts, users, teams).
 - Find issues with IssueDesk.SearchIssues (keywords; words are ANDed, also OR, NOT or -word, "phrase", parentheses) or IssueDesk.ListIssues (time window and filters).
@@ -41,7 +42,7 @@ export function issueDeskConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Is
 }
 
 export function createIssueDeskRuntime(config: IssueDeskConfig): ServiceRuntime<IssueDeskContext> {
-  const upstream = new IssueDeskUpstream({
+  const upstream = new IssueDeskClient({
     ...(config.baseUrl ? { baseUrl: config.baseUrl } : {}),
     token: config.token,
     ...(config.clientRateLimits !== undefined ? { clientRateLimits: config.clientRateLimits } : {}),
@@ -49,7 +50,49 @@ export function createIssueDeskRuntime(config: IssueDeskConfig): ServiceRuntime<
     ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
   });
   return {
-    definition: ISSUEDESK as ServiceDefinition<unknown> as ServiceDefinition<IssueDeskContext>,
+    definition: ISSUEDESK,
     context: { upstream, now: config.now ?? (() => new Date()) },
   };
 }
+
+/** How the CLI serves, emulates and checks this service (src/services/registry.ts lists it). */
+export const ISSUEDESK_SERVICE: ServiceEntry = {
+  id: 'issuedesk',
+  title: 'IssueDesk (Pylon API)',
+  definition: ISSUEDESK,
+  credentialFlags: [{ flag: 'token', description: 'API token the emulator accepts' }],
+  envForEmulator: (emulator) => ({
+    ISSUEDESK_BASE_URL: emulator.url,
+    [TOKEN_ENV]: emulatorCredential(emulator, 'token'),
+  }),
+  missingCredentials: (env) =>
+    env[TOKEN_ENV]
+      ? undefined
+      : {
+          variables: [TOKEN_ENV],
+          hint: `Set ${TOKEN_ENV} to an API token (the issue desk's Settings → API Tokens) and restart, or run with --sandbox to use the local emulator.`,
+        },
+  runtimeFromEnv: (env) => createIssueDeskRuntime(issueDeskConfigFromEnv(env)),
+  startEmulator: async (options) => {
+    // Loaded on demand: a server talking to the real upstream never needs the emulator or SQLite.
+    const { startIssueDeskEmulator } = await import('./emulator/app.js');
+    const running = await startIssueDeskEmulator({
+      ...commonEmulatorOptions(options),
+      ...(options.credentials?.token ? { token: options.credentials.token } : {}),
+    });
+    return {
+      url: running.url,
+      credentials: { token: running.token },
+      seeding: running.emulator.seeding,
+      close: running.close,
+    };
+  },
+  runtimeForEmulator: (emulator, env) =>
+    createIssueDeskRuntime({
+      ...issueDeskConfigFromEnv(env),
+      baseUrl: emulator.url,
+      token: () => emulator.credentials.token,
+      // Client-side rate limits as configured (SWITCHBOARD_CLIENT_RATE_LIMITS, on by default), as against the
+      // real upstream: the sandbox shows the pacing an agent will meet in production.
+    }),
+};

@@ -2,7 +2,7 @@
 // of metric fields the upstream returns.
 
 import { htmlToPlainText } from '../../text/html.js';
-import type { PylonContact, PylonIssue, PylonTeam, PylonUser } from './upstream.js';
+import type { PylonContact, PylonIssue, PylonTeam, PylonUser } from './client.js';
 
 export interface IssueSummary {
   id: string;

@@ -9,6 +9,8 @@ import { READ_ONLY, UPDATE } from '../../runtime/hints.js';
 import { type OutcomeCheck, type ToolDefinition, toolsFor, withOutcomeChecks } from '../../runtime/tool.js';
 import { styledToolName } from '../../runtime/toolNames.js';
 import { plainTextToHtml } from '../../text/html.js';
+import type { PylonContact, PylonFilter, PylonIssue, PylonTeam, PylonUser } from './client.js';
+import { ISSUEDESK_OPERATIONS } from './endpoints.js';
 import {
   decodeCursor,
   encodeCursor,
@@ -30,7 +32,6 @@ import {
   SEARCH_WINDOW_DAYS,
 } from './resolve.js';
 import { contactSummary, issueDetail, issueSummary, teamSummary, userSummary } from './shapes.js';
-import type { PylonContact, PylonFilter, PylonIssue, PylonTeam, PylonUser } from './upstream.js';
 
 export const BUILTIN_STATES = ['new', 'waiting_on_you', 'waiting_on_customer', 'on_hold', 'closed'] as const;
 
@@ -52,7 +53,7 @@ const tool = toolsFor<IssueDeskContext>();
 
 /** ListIssues reads upstream pages until it has this many matches (or the window ends). */
 const LIST_TARGET = 50;
-/** ... but never more than this many GET /issues calls per tool call (Pylon allows 10 a minute). */
+/** ... but never more than this many GetIssues calls per tool call (Pylon allows 10 a minute). */
 const LIST_MAX_REQUESTS = 5;
 const LIST_PAGE_SIZE = 100;
 
@@ -62,7 +63,7 @@ const whoAmI = endpointTool({
   description: 'The organization behind the configured API token; a cheap connection check.',
   input: z.strictObject({}),
   hints: READ_ONLY,
-  endpoint: { method: 'GET', path: '/me' },
+  endpoint: { operation: ISSUEDESK_OPERATIONS.GetMe },
   client: (ctx: IssueDeskContext) => ctx.upstream.http,
   shape: ({ body }) => {
     const me = (body as { data?: Record<string, unknown> }).data ?? {};
@@ -280,7 +281,7 @@ const listContacts = endpointTool({
   description: 'Contacts (customers) in pages of 100; page with next_cursor.',
   input: z.strictObject({ cursor }),
   hints: READ_ONLY,
-  endpoint: { method: 'GET', path: '/contacts', query: { cursor: 'cursor' } },
+  endpoint: { operation: ISSUEDESK_OPERATIONS.GetContacts, query: { cursor: 'cursor' } },
   client: (ctx: IssueDeskContext) => ctx.upstream.http,
   shape: ({ body }) => listShape(body, 'contacts', (item) => contactSummary(item as PylonContact)),
 });
@@ -320,7 +321,7 @@ const listUsers = endpointTool({
     limit: z.number().int().min(1).max(100).default(20).describe('Users per page, 1-100'),
   }),
   hints: READ_ONLY,
-  endpoint: { method: 'GET', path: '/users', query: { cursor: 'cursor', limit: 'limit' } },
+  endpoint: { operation: ISSUEDESK_OPERATIONS.GetUsers, query: { cursor: 'cursor', limit: 'limit' } },
   client: (ctx: IssueDeskContext) => ctx.upstream.http,
   shape: ({ body }) => listShape(body, 'users', (item) => userSummary(item as PylonUser)),
 });
@@ -354,7 +355,7 @@ const listTeams = endpointTool({
   description: 'Teams with their IDs and member counts; page with next_cursor.',
   input: z.strictObject({ cursor }),
   hints: READ_ONLY,
-  endpoint: { method: 'GET', path: '/teams', query: { cursor: 'cursor' } },
+  endpoint: { operation: ISSUEDESK_OPERATIONS.GetTeams, query: { cursor: 'cursor' } },
   client: (ctx: IssueDeskContext) => ctx.upstream.http,
   shape: ({ body }) => listShape(body, 'teams', (item) => teamSummary(item as PylonTeam)),
 });

@@ -2,8 +2,9 @@
 // configuration (secrets, region, host).
 
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
+import { commonEmulatorOptions, emulatorCredential, type ServiceEntry } from '../serviceEntry.js';
+import { API_KEY_ENV, MessagingClient, type RegionSetting, SITE_ID_ENV } from './client.js';
 import { MESSAGING_TOOLS, type MessagingContext } from './tools.js';
-import { API_KEY_ENV, type RegionSetting, SITE_ID_ENV, TrackApi } from './upstream.js';
 
 export const MESSAGING_INSTRUCTIONS = `MessagingTrackApi (customer-messaging tracking API: people, devices, events, forms, segments, objects, batches). Tools mirror the upstream endpoints one to one.
 - Tools with mode and request_body: call with mode "get_request_schema" first to get the body's JSON Schema (with examples), then mode "execute" with request_body as JSON text. Bodies are checked before sending; nothing invalid is sent.
@@ -47,6 +48,65 @@ export function messagingConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Me
 export function createMessagingRuntime(config: MessagingConfig): ServiceRuntime<MessagingContext> {
   return {
     definition: MESSAGING,
-    context: { track: new TrackApi(config) },
+    context: { track: new MessagingClient(config) },
   };
 }
+
+/** How the CLI serves, emulates and checks this service (src/services/registry.ts lists it). */
+export const MESSAGING_SERVICE: ServiceEntry = {
+  id: 'messaging',
+  title: 'MessagingTrackApi (Customer.io Track API)',
+  definition: MESSAGING,
+  credentialFlags: [
+    { flag: 'site-id', description: 'site id the emulator accepts' },
+    { flag: 'api-key', description: 'Track API key the emulator accepts' },
+    { flag: 'region', description: "the emulated account's region", choices: ['us', 'eu'] },
+  ],
+  envForEmulator: (emulator) => ({
+    MESSAGING_BASE_URL: emulator.url,
+    // `auto` asks the emulator's region endpoint, which points at the account's region (an eu account too).
+    MESSAGING_REGION: 'auto',
+    [SITE_ID_ENV]: emulatorCredential(emulator, 'site-id'),
+    [API_KEY_ENV]: emulatorCredential(emulator, 'api-key'),
+  }),
+  missingCredentials: (env) => {
+    const variables = [SITE_ID_ENV, API_KEY_ENV].filter((name) => !env[name]);
+    return variables.length === 0
+      ? undefined
+      : {
+          variables,
+          hint: `Set ${SITE_ID_ENV} (the workspace's site id) and ${API_KEY_ENV} (its Track API key) and restart, or run with --sandbox to use the local emulator.`,
+        };
+  },
+  runtimeFromEnv: (env) => createMessagingRuntime(messagingConfigFromEnv(env)),
+  startEmulator: async (options) => {
+    // Loaded on demand: a server talking to the real upstream never needs the emulator or SQLite.
+    const { startMessagingEmulator } = await import('./emulator/app.js');
+    const region = options.credentials?.region;
+    if (region !== undefined && region !== 'us' && region !== 'eu') {
+      throw new Error(`--region must be us or eu; got "${region}".`);
+    }
+    const running = await startMessagingEmulator({
+      ...commonEmulatorOptions(options),
+      ...(options.credentials?.siteId ? { siteId: options.credentials.siteId } : {}),
+      ...(options.credentials?.apiKey ? { apiKey: options.credentials.apiKey } : {}),
+      ...(region ? { region } : {}),
+    });
+    return {
+      url: running.url,
+      credentials: { 'site-id': running.siteId, 'api-key': running.apiKey, region: running.region },
+      seeding: running.emulator.seeding,
+      close: running.close,
+    };
+  },
+  runtimeForEmulator: (emulator, env) =>
+    createMessagingRuntime({
+      ...messagingConfigFromEnv(env),
+      // `auto` against the emulator's US root: the region endpoint points at the account's host, as upstream.
+      region: 'auto',
+      baseUrl: emulator.url,
+      siteId: () => emulator.credentials['site-id'],
+      apiKey: () => emulator.credentials['api-key'],
+      // Client-side rate limits as configured (SWITCHBOARD_CLIENT_RATE_LIMITS), as in production.
+    }),
+};

@@ -1,5 +1,6 @@
 // The 17 MessagingTrackApi tools: one declarative row each, run by the generic endpoint executor. Rows with a
-// `requestBody` are schema-mode tools (the spec's [M]); their body schemas live in schemas.ts.
+// `requestBody` are schema-mode tools (the spec's [M]); their body schemas live in schemas.ts. Each row names its
+// upstream operation in endpoints.ts, and takes from it whether the upstream wants credentials (`anonymous`).
 
 import { z } from 'zod';
 import { endpointTool, isEmptyBody } from '../../runtime/endpoint.js';
@@ -11,11 +12,12 @@ import {
   type ToolDefinition,
   withOutcomeChecks,
 } from '../../runtime/tool.js';
+import type { MessagingClient } from './client.js';
+import { MESSAGING_OPERATIONS } from './endpoints.js';
 import { MESSAGING_BODIES } from './schemas.js';
-import type { TrackApi } from './upstream.js';
 
 export interface MessagingContext {
-  track: TrackApi;
+  track: MessagingClient;
 }
 
 /** The spec's internal-id prefix `msg_` is the upstream's `cio_`; ids and emails pass as they are. */
@@ -74,7 +76,7 @@ const tools = [
     description: 'Region and address that belong to the credentials.',
     input: z.object({}),
     hints: READ_ONLY,
-    endpoint: { method: 'GET', path: '/api/v1/accounts/region' },
+    endpoint: { operation: MESSAGING_OPERATIONS.getRegion },
     client: (ctx: MessagingContext) => ctx.track.lookupClient(),
     // With MESSAGING_REGION=auto this answer is the region lookup itself: later calls reuse it.
     shape: ({ body }, _args, _body, ctx) => {
@@ -92,8 +94,7 @@ const tools = [
     requestBody: MESSAGING_BODIES.identify,
     hints: UPDATE,
     endpoint: {
-      method: 'PUT',
-      path: '/api/v1/customers/{identifier}',
+      operation: MESSAGING_OPERATIONS.identify,
       pathParams: { identifier: 'person_identifier' },
       encode: { person_identifier: toUpstreamIdentifier },
     },
@@ -106,8 +107,7 @@ const tools = [
     input: z.object({ customer_identifier: person(PERSON) }),
     hints: DESTROY,
     endpoint: {
-      method: 'DELETE',
-      path: '/api/v1/customers/{identifier}',
+      operation: MESSAGING_OPERATIONS.delete,
       pathParams: { identifier: 'customer_identifier' },
       encode: { customer_identifier: toUpstreamIdentifier },
     },
@@ -121,8 +121,7 @@ const tools = [
     requestBody: MESSAGING_BODIES.device,
     hints: UPDATE,
     endpoint: {
-      method: 'PUT',
-      path: '/api/v1/customers/{identifier}/devices',
+      operation: MESSAGING_OPERATIONS.add_device,
       pathParams: { identifier: 'unique_person_identifier' },
       encode: { unique_person_identifier: toUpstreamIdentifier },
     },
@@ -138,8 +137,7 @@ const tools = [
     }),
     hints: DESTROY,
     endpoint: {
-      method: 'DELETE',
-      path: '/api/v1/customers/{identifier}/devices/{device_id}',
+      operation: MESSAGING_OPERATIONS.delete_device,
       pathParams: { identifier: 'customer_identifier', device_id: 'device_unique_id' },
       encode: { customer_identifier: toUpstreamIdentifier },
     },
@@ -152,8 +150,7 @@ const tools = [
     input: z.object({ unique_person_identifier: person(PERSON) }),
     hints: DESTROY,
     endpoint: {
-      method: 'POST',
-      path: '/api/v1/customers/{identifier}/suppress',
+      operation: MESSAGING_OPERATIONS.suppress,
       pathParams: { identifier: 'unique_person_identifier' },
       encode: { unique_person_identifier: toUpstreamIdentifier },
       idempotent: true,
@@ -167,8 +164,7 @@ const tools = [
     input: z.object({ customer_identifier: person(PERSON) }),
     hints: UPDATE,
     endpoint: {
-      method: 'POST',
-      path: '/api/v1/customers/{identifier}/unsuppress',
+      operation: MESSAGING_OPERATIONS.unsuppress,
       pathParams: { identifier: 'customer_identifier' },
       encode: { customer_identifier: toUpstreamIdentifier },
       idempotent: true,
@@ -188,14 +184,13 @@ const tools = [
     }),
     hints: UPDATE,
     endpoint: {
-      method: 'POST',
-      path: '/unsubscribe/{delivery_id}',
+      operation: MESSAGING_OPERATIONS.unsubscribe,
+      anonymous: MESSAGING_OPERATIONS.unsubscribe.anonymous,
       pathParams: { delivery_id: 'delivery_id_for_unsubscription' },
       // The upstream wants a JSON body (and its content type) even when nothing is set.
       body: (args) =>
         args.set_unsubscribed_attribute === undefined ? {} : { unsubscribe: args.set_unsubscribed_attribute },
       idempotent: true,
-      anonymous: true,
     },
     client,
   }),
@@ -207,8 +202,7 @@ const tools = [
     requestBody: MESSAGING_BODIES.event,
     hints: CREATE,
     endpoint: {
-      method: 'POST',
-      path: '/api/v1/customers/{identifier}/events',
+      operation: MESSAGING_OPERATIONS.track,
       pathParams: { identifier: 'customer_identifier' },
       encode: { customer_identifier: toUpstreamIdentifier },
     },
@@ -221,7 +215,7 @@ const tools = [
     input: z.object({}),
     requestBody: MESSAGING_BODIES.anonymousEvent,
     hints: CREATE,
-    endpoint: { method: 'POST', path: '/api/v1/events' },
+    endpoint: { operation: MESSAGING_OPERATIONS.trackAnonymous },
     client,
   }),
   endpointTool({
@@ -234,8 +228,7 @@ const tools = [
     requestBody: MESSAGING_BODIES.form,
     hints: CREATE,
     endpoint: {
-      method: 'POST',
-      path: '/api/v1/forms/{form_id}/submit',
+      operation: MESSAGING_OPERATIONS.submitForm,
       pathParams: { form_id: 'form_identifier' },
     },
     client,
@@ -247,7 +240,7 @@ const tools = [
     input: z.object({}),
     requestBody: MESSAGING_BODIES.merge,
     hints: DESTROY,
-    endpoint: { method: 'POST', path: '/api/v1/merge_customers', idempotent: true },
+    endpoint: { operation: MESSAGING_OPERATIONS.merge, idempotent: true },
     client,
   }),
   endpointTool({
@@ -257,7 +250,7 @@ const tools = [
     input: z.object({}),
     requestBody: MESSAGING_BODIES.metrics,
     hints: CREATE,
-    endpoint: { method: 'POST', path: '/api/v1/metrics', anonymous: true },
+    endpoint: { operation: MESSAGING_OPERATIONS.metrics, anonymous: MESSAGING_OPERATIONS.metrics.anonymous },
     client,
   }),
   endpointTool({
@@ -271,8 +264,7 @@ const tools = [
     requestBody: MESSAGING_BODIES.segmentMembers,
     hints: UPDATE,
     endpoint: {
-      method: 'POST',
-      path: '/api/v1/segments/{segment_id}/add_customers',
+      operation: MESSAGING_OPERATIONS.add_to_segment,
       pathParams: { segment_id: 'segment_identifier' },
       query: { id_type: 'identifier_type' },
       encode: { identifier_type: toUpstreamIdType },
@@ -291,8 +283,7 @@ const tools = [
     requestBody: MESSAGING_BODIES.segmentMembers,
     hints: UPDATE,
     endpoint: {
-      method: 'POST',
-      path: '/api/v1/segments/{segment_id}/remove_customers',
+      operation: MESSAGING_OPERATIONS.remove_from_segment,
       pathParams: { segment_id: 'segment_identifier' },
       query: { id_type: 'identification_type' },
       encode: { identification_type: toUpstreamIdType },
@@ -307,7 +298,7 @@ const tools = [
     input: z.object({}),
     requestBody: MESSAGING_BODIES.entity,
     hints: MIXED,
-    endpoint: { method: 'POST', path: '/api/v2/entity' },
+    endpoint: { operation: MESSAGING_OPERATIONS.entity },
     client,
   }),
   endpointTool({
@@ -317,7 +308,7 @@ const tools = [
     input: z.object({}),
     requestBody: MESSAGING_BODIES.batch,
     hints: MIXED,
-    endpoint: { method: 'POST', path: '/api/v2/batch' },
+    endpoint: { operation: MESSAGING_OPERATIONS.batch },
     client,
     shape: batchShape,
   }),

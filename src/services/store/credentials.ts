@@ -4,10 +4,11 @@
 // (temporary file + rename, so a reader never sees half a file), and refused when other users can read it.
 //
 // `SavedStoreLogin` is the token source `serve store` uses: it reads the file (again only when it changed), renews
-// the access token before it expires, and writes the rotated tokens back. Renewals are single-flight within the
-// process and serialised across processes by a lock file, because the store's refresh tokens are single-use and a
-// second use of a rotated one revokes the whole grant (RFC 9700 §4.14): two MCP clients each running `serve store`
-// over the same file must never both present the same refresh token.
+// the access token before it expires, and writes the rotated tokens back. The renewing is the runtime's one broker
+// (src/runtime/auth/renewal.ts, which renews per-user HTTP grants too) over this file as its store. Renewals are
+// single-flight within the process and serialised across processes by a lock file, because the store's refresh
+// tokens are single-use and a second use of a rotated one revokes the whole grant (RFC 9700 §4.14): two MCP clients
+// each running `serve store` over the same file must never both present the same refresh token.
 
 import { randomBytes } from 'node:crypto';
 import {
@@ -27,9 +28,16 @@ import {
 import { homedir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
 import { z } from 'zod';
+import {
+  type GrantStore,
+  RENEW_BEFORE_MS,
+  type StoredGrant,
+  TokenBroker,
+} from '../../runtime/auth/renewal.js';
 import { ToolError } from '../../runtime/errors.js';
 import { log } from '../../runtime/log.js';
 import { registerSecret } from '../../runtime/secrets.js';
+import type { TokenSource } from './client.js';
 import {
   reconnectError,
   type StoreIdentity,
@@ -38,12 +46,11 @@ import {
   StoreOAuthError,
   type StoreTokens,
 } from './oauth.js';
-import type { TokenSource } from './upstream.js';
 
 export const CREDENTIALS_FILE_ENV = 'SWITCHBOARD_CREDENTIALS_FILE';
 export const LOGIN_COMMAND = 'switchboard login store';
-/** Renew this long before the access token expires (the store's last about an hour). */
-export const REFRESH_BEFORE_MS = 5 * 60_000;
+/** Renew this long before the access token expires (the store's last about an hour): the broker's margin. */
+export const REFRESH_BEFORE_MS = RENEW_BEFORE_MS;
 /** A lock older than this is taken to be left behind by a process that died while renewing. */
 const STALE_LOCK_MS = 30_000;
 /** How long a renewal waits for another process's renewal before giving up with a retryable error. */
@@ -298,57 +305,125 @@ export interface SavedStoreLoginOptions {
   timeoutMs?: number;
 }
 
-/** `serve store`'s access to the person's saved login: read, renewed before expiry, rotated tokens written back. */
-export class SavedStoreLogin {
+/** The saved login as the renewal broker holds it: the file's tokens, with the file they came from. */
+interface SavedGrant extends StoredGrant {
+  loaded: LoadedFile;
+}
+
+function savedGrant(loaded: LoadedFile): SavedGrant {
+  const { credentials } = loaded;
+  return {
+    loaded,
+    accessToken: credentials.accessToken,
+    refreshToken: credentials.refreshToken,
+    accessExpiresAt: Date.parse(credentials.accessTokenExpiresAt),
+    ...(credentials.refreshTokenExpiresAt
+      ? { refreshExpiresAt: Date.parse(credentials.refreshTokenExpiresAt) }
+      : {}),
+  };
+}
+
+/**
+ * The credentials file as the broker's store: one grant (the file), read again only when it changed, renewed under
+ * a lock file beside it so that two processes sharing the file never both spend its refresh token.
+ */
+class CredentialsFileStore implements GrantStore<SavedGrant> {
   private cached: LoadedFile | undefined;
   /** The file version whose grant the store refused: not asked again until the file changes (a new login). */
   private deadVersion: string | undefined;
-  private inflight: Promise<string | undefined> | undefined;
-  private readonly now: () => number;
 
-  constructor(private readonly options: SavedStoreLoginOptions) {
-    registerSecret(options.clientSecret);
-    this.now = options.now ?? Date.now;
-  }
+  constructor(
+    private readonly options: SavedStoreLoginOptions,
+    private readonly now: () => number,
+  ) {}
 
-  get path(): string {
-    return this.options.path;
-  }
-
-  /** The access token to use now, renewing it first when it expires within five minutes. */
-  readonly token: TokenSource = async () => {
-    const loaded = this.load();
+  read(path: string, locked: boolean): SavedGrant | undefined {
+    // Under the lock, read again: another process may have renewed while we waited.
+    if (locked) this.cached = undefined;
+    const loaded = this.load(path);
     if (!loaded) return undefined;
     this.checkApi(loaded.credentials);
     if (loaded.version === this.deadVersion) throw this.reconnect();
-    if (!this.needsRefresh(loaded.credentials)) return loaded.credentials.accessToken;
-    this.inflight ??= this.refresh().finally(() => {
-      this.inflight = undefined;
+    return savedGrant(loaded);
+  }
+
+  write(path: string, grant: SavedGrant, tokens: StoreTokens): SavedGrant {
+    const { credentials } = grant.loaded;
+    const next: StoreCredentials = {
+      ...credentials,
+      scopes: tokens.scopes,
+      ...tokenFields(tokens),
+      savedAt: new Date(this.now()).toISOString(),
+    };
+    // Without the old refresh token's expiry carried over: the store answers a new one with each rotation.
+    if (tokens.refreshExpiresAt === undefined) delete next.refreshTokenExpiresAt;
+    writeCredentialsFile(path, next);
+    this.cached = { credentials: next, version: fileVersion(statSync(path)) };
+    log('info', 'renewed the saved data store login', {
+      user: credentials.user.id,
+      expiresAt: next.accessTokenExpiresAt,
     });
-    return this.inflight;
-  };
+    return savedGrant(this.cached);
+  }
+
+  lock(path: string): Promise<() => void> {
+    return acquireLock(`${path}.lock`);
+  }
+
+  ended(_path: string, grant: SavedGrant): ToolError {
+    this.deadVersion = grant.loaded.version;
+    return this.reconnect();
+  }
+
+  renewalFailed(_path: string, grant: SavedGrant, error: unknown): SavedGrant {
+    const { credentials } = grant.loaded;
+    if (error instanceof StoreOAuthError && error.code === 'invalid_client') {
+      throw new ToolError({
+        kind: 'missing_secret',
+        message: `The store did not accept the application (${credentials.clientId}) when renewing the saved login.`,
+        hint: credentials.confidentialClient
+          ? 'The login was made with a client secret: give serve the same STORE_OAUTH_CLIENT_SECRET, or run `switchboard login store` again.'
+          : `Run \`${LOGIN_COMMAND}\` again.`,
+        retryable: false,
+      });
+    }
+    // A passing failure (network, 5xx): the access token may still have a few minutes; use them.
+    if (grant.accessExpiresAt > this.now() + 10_000) {
+      log('warn', 'could not renew the saved data store login yet; using the current token', {
+        reason: error instanceof Error ? error.message : String(error),
+      });
+      return grant;
+    }
+    const status = error instanceof StoreOAuthError ? error.status : 0;
+    throw new ToolError({
+      kind: status === 0 ? 'network' : 'upstream_unavailable',
+      message: `Could not renew the saved data store login: ${error instanceof Error ? error.message : String(error)}`,
+      retryable: true,
+      cause: error,
+    });
+  }
 
   /** The file, re-read only when it changed since the last read (one stat per call). */
-  private load(): LoadedFile | undefined {
+  private load(path: string): LoadedFile | undefined {
     let stats: Stats;
     try {
-      stats = statSync(this.options.path);
+      stats = statSync(path);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
         this.cached = undefined;
         return undefined;
       }
       throw credentialsError(
-        `The saved data store login ${this.options.path} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
+        `The saved data store login ${path} could not be read (${(error as NodeJS.ErrnoException).code ?? 'error'}).`,
         `Check the file, or run \`${LOGIN_COMMAND}\` again.`,
       );
     }
     if (this.cached && this.cached.version === fileVersion(stats)) {
       // The mode can change without changing the version; chmod 644 after the first read still stops use.
-      checkPermissions(this.options.path, stats);
+      checkPermissions(path, stats);
       return this.cached;
     }
-    this.cached = loadFile(this.options.path);
+    this.cached = loadFile(path);
     return this.cached;
   }
 
@@ -362,91 +437,34 @@ export class SavedStoreLogin {
     }
   }
 
-  private needsRefresh(credentials: StoreCredentials): boolean {
-    return Date.parse(credentials.accessTokenExpiresAt) - this.now() <= REFRESH_BEFORE_MS;
-  }
-
   private reconnect(): ToolError {
     return reconnectError(
       'the store no longer accepts the saved login (it was revoked, expired, or renewed elsewhere)',
       `Run \`${LOGIN_COMMAND}\` again.`,
     );
   }
+}
 
-  private async refresh(): Promise<string | undefined> {
-    const release = await acquireLock(`${this.options.path}.lock`);
-    try {
-      // Under the lock, read again: another process may have renewed while we waited.
-      this.cached = undefined;
-      const loaded = this.load();
-      if (!loaded) return undefined;
-      const { credentials } = loaded;
-      this.checkApi(credentials);
-      if (!this.needsRefresh(credentials)) return credentials.accessToken;
-      const refreshExpiresAt = credentials.refreshTokenExpiresAt
-        ? Date.parse(credentials.refreshTokenExpiresAt)
-        : undefined;
-      if (refreshExpiresAt !== undefined && refreshExpiresAt <= this.now()) {
-        this.deadVersion = loaded.version;
-        throw this.reconnect();
-      }
-      let tokens: StoreTokens;
-      try {
-        tokens = await this.client(credentials).refresh(credentials.refreshToken);
-      } catch (error) {
-        return this.refreshFailed(error, loaded);
-      }
-      const next: StoreCredentials = {
-        ...credentials,
-        scopes: tokens.scopes,
-        ...tokenFields(tokens),
-        savedAt: new Date(this.now()).toISOString(),
-      };
-      // Without the old refresh token's expiry carried over: the store answers a new one with each rotation.
-      if (tokens.refreshExpiresAt === undefined) delete next.refreshTokenExpiresAt;
-      writeCredentialsFile(this.options.path, next);
-      this.cached = { credentials: next, version: fileVersion(statSync(this.options.path)) };
-      log('info', 'renewed the saved data store login', {
-        user: credentials.user.id,
-        expiresAt: next.accessTokenExpiresAt,
-      });
-      return next.accessToken;
-    } finally {
-      release();
-    }
-  }
+/** `serve store`'s access to the person's saved login: read, renewed before expiry, rotated tokens written back. */
+export class SavedStoreLogin {
+  private readonly broker: TokenBroker<SavedGrant>;
 
-  private refreshFailed(error: unknown, loaded: LoadedFile): string {
-    const { credentials } = loaded;
-    if (error instanceof StoreOAuthError && error.needsReconnect) {
-      this.deadVersion = loaded.version;
-      throw this.reconnect();
-    }
-    if (error instanceof StoreOAuthError && error.code === 'invalid_client') {
-      throw new ToolError({
-        kind: 'missing_secret',
-        message: `The store did not accept the application (${credentials.clientId}) when renewing the saved login.`,
-        hint: credentials.confidentialClient
-          ? 'The login was made with a client secret: give serve the same STORE_OAUTH_CLIENT_SECRET, or run `switchboard login store` again.'
-          : `Run \`${LOGIN_COMMAND}\` again.`,
-        retryable: false,
-      });
-    }
-    // A passing failure (network, 5xx): the access token may still have a few minutes; use them.
-    if (Date.parse(credentials.accessTokenExpiresAt) > this.now() + 10_000) {
-      log('warn', 'could not renew the saved data store login yet; using the current token', {
-        reason: error instanceof Error ? error.message : String(error),
-      });
-      return credentials.accessToken;
-    }
-    const status = error instanceof StoreOAuthError ? error.status : 0;
-    throw new ToolError({
-      kind: status === 0 ? 'network' : 'upstream_unavailable',
-      message: `Could not renew the saved data store login: ${error instanceof Error ? error.message : String(error)}`,
-      retryable: true,
-      cause: error,
+  constructor(private readonly options: SavedStoreLoginOptions) {
+    registerSecret(options.clientSecret);
+    const now = options.now ?? Date.now;
+    this.broker = new TokenBroker(new CredentialsFileStore(options, now), {
+      refresh: (grant) => this.client(grant.loaded.credentials).refresh(grant.refreshToken),
+      now,
+      renewBeforeMs: REFRESH_BEFORE_MS,
     });
   }
+
+  get path(): string {
+    return this.options.path;
+  }
+
+  /** The access token to use now, renewing it first when it expires within five minutes. */
+  readonly token: TokenSource = async () => (await this.broker.grant(this.options.path))?.accessToken;
 
   private client(credentials: StoreCredentials): StoreOAuthClient {
     const config: StoreOAuthConfig = {

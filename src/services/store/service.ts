@@ -1,37 +1,23 @@
 // The StoreApi service: its tools, the instructions sent once per session, and its wiring from configuration.
 
+import { existsSync } from 'node:fs';
 import {
   type ServiceDefinition,
   type ServiceRuntime,
   type ToolDefinition,
   withOutcomeChecks,
 } from '../../runtime/tool.js';
-import { savedStoreLoginFromEnv } from './credentials.js';
+import { commonEmulatorOptions, emulatorCredential, type ServiceEntry } from '../serviceEntry.js';
+import { DEFAULT_BASE_URL, StoreClient, TOKEN_ENV, type TokenSource } from './client.js';
+import { savedStoreLoginFromEnv, storeCredentialsPath } from './credentials.js';
+import { STORE_LOGIN } from './login.js';
 import { STORE_OUTCOME_CHECKS } from './outcomeChecks.js';
-import { BULK_TABLE_TOOLS } from './tools/bulkTables.js';
-import { COLLABORATION_TOOLS } from './tools/collaboration.js';
-import { ENTERPRISE_TOOLS } from './tools/enterprise.js';
-import { IDENTITY_TOOLS } from './tools/identity.js';
-import { RECORD_TOOLS } from './tools/records.js';
-import { SCHEMA_TOOLS } from './tools/schema.js';
-import { SCIM_TOOLS } from './tools/scim.js';
+import { STORE_PER_USER_AUTH } from './perUserAuth.js';
+import { STORE_TOOL_LIST } from './tools/index.js';
 import type { StoreContext } from './tools/shared.js';
-import { WEBHOOK_TOOLS } from './tools/webhooks.js';
-import { WORKSPACE_TOOLS } from './tools/workspaces.js';
-import { DEFAULT_BASE_URL, StoreApi, TOKEN_ENV, type TokenSource } from './upstream.js';
 
 export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = withOutcomeChecks(
-  [
-    ...RECORD_TOOLS,
-    ...SCHEMA_TOOLS,
-    ...WEBHOOK_TOOLS,
-    ...IDENTITY_TOOLS,
-    ...SCIM_TOOLS,
-    ...COLLABORATION_TOOLS,
-    ...ENTERPRISE_TOOLS,
-    ...WORKSPACE_TOOLS,
-    ...BULK_TABLE_TOOLS,
-  ],
+  STORE_TOOL_LIST,
   STORE_OUTCOME_CHECKS,
 );
 
@@ -100,5 +86,59 @@ export function createStoreRuntime(config: StoreConfig): ServiceRuntime<StoreCon
   const definition = config.sandboxInstructions
     ? { ...STORE, instructions: `${STORE_INSTRUCTIONS}\n- ${config.sandboxInstructions}` }
     : STORE;
-  return { definition, context: { api: new StoreApi(config) } };
+  return { definition, context: { api: new StoreClient(config) } };
 }
+
+/** How the CLI serves, emulates, logs in to and checks this service (src/services/registry.ts lists it). */
+export const STORE_SERVICE: ServiceEntry = {
+  id: 'store',
+  title: 'StoreApi (Airtable Web API)',
+  definition: STORE,
+  credentialFlags: [{ flag: 'token', description: 'access token the emulator accepts, with every scope' }],
+  takesUserToken: true,
+  perUserAuth: STORE_PER_USER_AUTH,
+  login: STORE_LOGIN,
+  envForEmulator: (emulator) => ({
+    STORE_BASE_URL: emulator.url,
+    [TOKEN_ENV]: emulatorCredential(emulator, 'token'),
+  }),
+  // Besides the variable, a token comes from each person's own sign-in (per-user OAuth) or from the login
+  // `switchboard login store` saved (storeConfigFromEnv reads that file per call).
+  missingCredentials: (env, options) =>
+    env[TOKEN_ENV] || options?.perUserTokens || existsSync(storeCredentialsPath(env))
+      ? undefined
+      : {
+          variables: [TOKEN_ENV],
+          hint: `Run \`switchboard login store\` once to connect your account through the browser, or set ${TOKEN_ENV} to a personal access token and restart, or run with --sandbox to use the local emulator.`,
+        },
+  runtimeFromEnv: (env, options) =>
+    createStoreRuntime(storeConfigFromEnv(env, options?.userToken ? { userToken: options.userToken } : {})),
+  startEmulator: async (options) => {
+    // Loaded on demand: a server talking to the real upstream never needs the emulator or SQLite.
+    const { startStoreEmulator } = await import('./emulator/app.js');
+    const running = await startStoreEmulator({
+      ...commonEmulatorOptions(options),
+      ...(options.credentials?.token ? { token: options.credentials.token } : {}),
+    });
+    const instructions = running.emulator.sandboxInstructions();
+    return {
+      url: running.url,
+      credentials: { token: running.token },
+      seeding: running.emulator.seeding,
+      ...(instructions ? { instructions } : {}),
+      close: running.close,
+    };
+  },
+  runtimeForEmulator: (emulator, env, options) =>
+    createStoreRuntime({
+      ...storeConfigFromEnv(env),
+      baseUrl: emulator.url,
+      contentUrl: emulator.url,
+      // The seeded enterprise account and bulk data table ids, which no endpoint lists.
+      ...(emulator.instructions ? { sandboxInstructions: emulator.instructions } : {}),
+      // With per-user OAuth, each person's own token (from the emulator's OAuth); else the all-scopes one.
+      token: options?.userToken ?? (() => emulator.credentials.token),
+      // Client-side rate limits as configured (SWITCHBOARD_CLIENT_RATE_LIMITS), as in production; the emulator
+      // enforces the upstream's 5 requests/s per base and its 30 s penalty, so with them off a burst trips it.
+    }),
+};

@@ -23,7 +23,6 @@ import { connect } from 'node:net';
 import { networkInterfaces, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { type LoginError, loginStore } from '../../../src/cli/login.js';
 import { ToolError } from '../../../src/runtime/errors.js';
 import type { ToolCall } from '../../../src/runtime/tool.js';
 import {
@@ -33,6 +32,7 @@ import {
   type StoreCredentials,
   writeCredentialsFile,
 } from '../../../src/services/store/credentials.js';
+import { type LoginError, loginStore } from '../../../src/services/store/login.js';
 
 const STORE = 'http://store.invalid';
 const CALL: ToolCall = {

@@ -7,7 +7,6 @@ import { chmodSync, readdirSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { loginStore } from '../../../src/cli/login.js';
 import { ToolError } from '../../../src/runtime/errors.js';
 import type { ToolCall } from '../../../src/runtime/tool.js';
 import {
@@ -19,6 +18,7 @@ import {
   storeCredentialsPath,
   writeCredentialsFile,
 } from '../../../src/services/store/credentials.js';
+import { loginStore } from '../../../src/services/store/login.js';
 import { storeConfigFromEnv } from '../../../src/services/store/service.js';
 import { CLIENT_SECRET, consent, loginEnv, tempCredentials } from '../../e2e/loginHarness.js';
 import { type StoreEmulatorHandle, startStore } from '../../e2e/storeHarness.js';

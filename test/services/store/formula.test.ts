@@ -306,6 +306,15 @@ const ROWS: Row[] = [
   ['DATETIME_PARSE("2024-03-05 10:00")', D('2024-03-05T15:00:00.000Z'), 'America/New_York'],
   ['DATETIME_PARSE("not a date")', ERR],
   ['DATETIME_PARSE("2024-02-30")', ERR],
+  // moment-timezone underneath, as upstream: ISO 8601 week and ordinal dates, the fallback shapes with a
+  // time, zone abbreviations from the tz data (Intl would say "GMT+1"), and moment's extended-year token.
+  ['DATETIME_PARSE("2024-W10-2")', D('2024-03-05T00:00:00.000Z')],
+  ['DATETIME_PARSE("2024-065")', D('2024-03-05T00:00:00.000Z')],
+  ['DATETIME_PARSE("3/5/2024 2:30:15 PM")', D('2024-03-05T14:30:15.000Z')],
+  ['DATETIME_PARSE("5 March 2024 14:30", "", "en")', D('2024-03-05T14:30:00.000Z')],
+  ['DATETIME_PARSE("March 5, 2024 soon")', ERR],
+  ['DATETIME_FORMAT(SET_TIMEZONE({Start}, "Europe/Paris"), "HH:mm z")', '09:30 CET'],
+  ['DATETIME_FORMAT({Start}, "YYYYYY")', '+002024'],
   ['DAY({Due})', 20],
   ['MONTH({Due})', 3],
   ['YEAR({Due})', 2024],
@@ -381,13 +390,13 @@ describe('formula evaluation', () => {
     expect(run(formula)).toBe(20_000);
   });
 
+  // Linear time shows as answers, not timings (tests never assert timings): a backtracking engine would not
+  // return these at all, and the step budget turns quadratic re-scanning into an error value.
   it('keeps regular expressions linear on hostile patterns', () => {
-    const started = Date.now();
     expect(run('REGEX_MATCH(REPT("a", 100000), ".*x")')).toBe(false);
     expect(run('REGEX_MATCH(REPT("a", 100000), "(a|aa)*$")')).toBe(true);
     // Quadratic re-scanning in a global replace runs into the step budget instead of running on.
     expect(run('REGEX_REPLACE(REPT("a", 100000), "a*b|a", "c")')).toEqual(ERR);
-    expect(Date.now() - started).toBeLessThan(15_000);
   });
 });
 

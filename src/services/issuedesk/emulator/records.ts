@@ -1,5 +1,5 @@
 /**
- * The emulated issue desk's domain records, as the store keeps them (times are epoch milliseconds).
+ * The emulated issue desk's domain records, as the database keeps them (times are epoch milliseconds).
  * The wire module turns them into Pylon's JSON; seed data is built from the same types.
  */
 
@@ -157,9 +157,10 @@ export interface IssueDeskData {
   messages: MessageRecord[];
 }
 
-export type StoreErrorKind = 'not_found' | 'invalid';
+/** Why the database refused a change; errors.ts turns it into the upstream's answer. */
+export type StateErrorKind = 'not_found' | 'invalid';
 
-export interface StoreError {
-  kind: StoreErrorKind;
+export interface StateError {
+  kind: StateErrorKind;
   message: string;
 }

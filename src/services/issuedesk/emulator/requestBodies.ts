@@ -1,11 +1,11 @@
 /**
  * Shapes of the request bodies and query values the emulated Pylon endpoints accept, checked with zod and
- * turned into store inputs. As upstream documents: unknown fields are ignored and null means "not sent".
+ * turned into database inputs. As upstream documents: unknown fields are ignored and null means "not sent".
  */
 import { z } from 'zod';
 import { formatZodIssues } from '../../../emulation/faults.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
-import type { IssuePatch, NoteInput } from './store.js';
+import type { IssuePatch, NoteInput } from './database.js';
 
 const MAX_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;
 

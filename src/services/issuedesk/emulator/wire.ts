@@ -1,7 +1,9 @@
 /**
- * Turns store records into the JSON objects Pylon's API returns (snake_case, RFC 3339 times, mini objects),
- * and builds its response envelopes.
+ * Turns database records into the JSON objects Pylon's API returns (snake_case, RFC 3339 times, mini objects),
+ * and builds its success envelopes (its error envelope is in errors.ts).
  */
+
+import type { TeamView } from './database.js';
 import type {
   ContactRecord,
   IssueStatusRecord,
@@ -10,7 +12,6 @@ import type {
   OrgRecord,
   UserRecord,
 } from './records.js';
-import type { TeamView } from './store.js';
 
 /** RFC 3339 in UTC with whole seconds, the way upstream writes timestamps. */
 export function rfc3339(ms: number): string {
@@ -139,10 +140,4 @@ export function listEnvelope(data: unknown[], nextCursor: string | null, request
     pagination: { cursor: nextCursor, has_next_page: nextCursor !== null },
     request_id: requestId,
   };
-}
-
-export function errorEnvelope(message: string, requestId: string, code?: string): Json {
-  return code === undefined
-    ? { errors: [message], request_id: requestId }
-    : { errors: [message], request_id: requestId, code };
 }

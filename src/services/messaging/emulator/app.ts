@@ -1,31 +1,46 @@
 /**
  * A local emulator of the Customer.io Track API (v1 and v2), the upstream of the MessagingTrackApi tools: same
  * paths, HTTP Basic auth (site id : Track API key), `{}` success bodies, error envelopes, size limits and the
- * documented state rules, over a seeded SQLite store, plus the /_emulator controls.
+ * documented state rules, over a seeded SQLite database, plus the /_emulator controls.
  *
- * One listener plays both regional hosts: the root is track.customer.io, the same paths under /eu are
- * track-eu.customer.io. As upstream, an EU account's traffic to the US host is redirected (307) and a US
- * account's traffic to the EU host fails (401); the region lookup works on both.
+ * This file builds the app: the checks made before any route runs (credentials and region, the account-wide
+ * rate limit, the body size cap) and the areas of routes (routes/<area>.ts, each a Hono sub-app whose routes
+ * come from the endpoint table), mounted once per regional host. One listener plays both hosts: the root is
+ * track.customer.io, the same paths under /eu are track-eu.customer.io. As upstream, an EU account's traffic to
+ * the US host is redirected (307) and a US account's traffic to the EU host fails (401); the region lookup
+ * works on both.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import type { Context } from 'hono';
+import type { Hono } from 'hono';
 import { parseAuthorization } from '../../../emulation/authorization.js';
 import { type Clock, systemClock } from '../../../emulation/clock.js';
 import { createEmulatorApp, type EmulatorApp } from '../../../emulation/emulatorApp.js';
-import { type EmulatorEnv, type ErrorBodyFn, isControlPath } from '../../../emulation/env.js';
+import { type EmulatorEnv, isControlPath } from '../../../emulation/env.js';
 import type { InspectableService, ResetOptions } from '../../../emulation/inspection.js';
 import { err, ok } from '../../../emulation/result.js';
 import type { SeedingReport } from '../../../emulation/seeding.js';
 import { serveEmulator } from '../../../emulation/serve.js';
-import { openDatabase } from '../../../emulation/sqlite.js';
+import { openDatabase, startupDone } from '../../../emulation/sqlite.js';
+import { MESSAGING_OPERATIONS, TRACK_FAIR_USE, type TrackOperation } from '../endpoints.js';
 import { COLLECTION_NAMES } from './collections.js';
+import { MessagingDatabase } from './database.js';
+import { envelopeOf, errorBody, fail, unauthorized } from './errors.js';
+import { EU_PATH_PREFIX, hostOf, isRequestFor } from './paths.js';
 import type { IdentifyBy, Region } from './records.js';
-import { EU_PATH_PREFIX, registerTrackRoutes } from './routes.js';
-import { buildSeedData, DEFAULT_SCALE, DEFAULT_SEED } from './seed.js';
-import { MessagingStore } from './store.js';
-import { envelopeOf, fail, MAX_BODY_BYTES, v1Errors } from './wire.js';
+import { batchRoutes } from './routes/batch.js';
+import type { RouteDeps } from './routes/common.js';
+import { deviceRoutes } from './routes/devices.js';
+import { entityRoutes } from './routes/entities.js';
+import { eventRoutes } from './routes/events.js';
+import { formRoutes } from './routes/forms.js';
+import { metricRoutes } from './routes/metrics.js';
+import { peopleRoutes } from './routes/people.js';
+import { regionRoutes } from './routes/region.js';
+import { segmentRoutes } from './routes/segments.js';
+import { buildSeedData, DEFAULT_SCALE, DEFAULT_SEED } from './seed/seed.js';
+import { MAX_BODY_BYTES } from './wire.js';
 
-export { EU_PATH_PREFIX } from './routes.js';
+export { EU_PATH_PREFIX } from './paths.js';
 export { MAX_BODY_BYTES } from './wire.js';
 
 export const DEFAULT_MESSAGING_SITE_ID = 'sandbox_site';
@@ -35,12 +50,12 @@ export const DEFAULT_MESSAGING_API_KEY = 'sandbox_track_key';
 export const MAX_SCALE = 200_000;
 
 /**
- * The Track API publishes one account-wide fair-use rate rather than per-endpoint limits: 100 requests/s in the
- * API overview docs (1000/s in the OpenAPI), "not strictly enforced". The emulator counts every upstream
- * request under this one label, per minute, at the stricter figure; off unless enabled via /_emulator.
+ * The Track API publishes one account-wide fair-use rate rather than per-endpoint limits (TRACK_FAIR_USE in
+ * endpoints.ts), "not strictly enforced". The emulator counts every upstream request under this one label, per
+ * minute; off unless enabled via /_emulator.
  */
 export const TRACK_RATE_LIMIT_LABEL = 'ALL /*';
-export const TRACK_RATE_LIMIT_PER_MINUTE = 100 * 60;
+export const TRACK_RATE_LIMIT_PER_MINUTE = TRACK_FAIR_USE.limit * (60_000 / TRACK_FAIR_USE.intervalMs);
 export const MESSAGING_RATE_LIMITS: Readonly<Record<string, number>> = {
   [TRACK_RATE_LIMIT_LABEL]: TRACK_RATE_LIMIT_PER_MINUTE,
 };
@@ -64,7 +79,7 @@ export interface MessagingEmulatorOptions {
 
 export interface MessagingEmulator {
   app: EmulatorApp['app'];
-  store: MessagingStore;
+  database: MessagingDatabase;
   siteId: string;
   apiKey: string;
   region: Region;
@@ -75,16 +90,26 @@ export interface MessagingEmulator {
   close(): void;
 }
 
-/** Requests the upstream serves without Authorization (`security: []` in its OpenAPI). */
-const NO_AUTH_ROUTES: readonly RegExp[] = [
-  /^\/api\/v1\/metrics$/,
-  /^\/api\/v1\/push\/events$/,
-  /^\/unsubscribe\/[^/]+$/,
-];
-const REGION_LOOKUP = /^\/api\/v1\/accounts\/region$/;
+/** Operations the upstream serves without Authorization (`security: []` in its OpenAPI). */
+const ANONYMOUS_OPERATIONS: readonly TrackOperation[] = Object.values(MESSAGING_OPERATIONS).filter(
+  (operation: TrackOperation) => operation.anonymous,
+);
 
-/** Faults, rate limits and unknown paths answer in the v1 envelope, which every Track client can read. */
-const errorBody: ErrorBodyFn = (_status, message) => v1Errors([message]);
+/** The areas of routes, each a sub-app built over the same dependencies. */
+const AREAS: readonly ((deps: RouteDeps) => Hono<EmulatorEnv>)[] = [
+  regionRoutes,
+  peopleRoutes,
+  deviceRoutes,
+  eventRoutes,
+  formRoutes,
+  metricRoutes,
+  segmentRoutes,
+  entityRoutes,
+  batchRoutes,
+];
+
+/** Where each regional host's paths start on this listener: the US host at the root, the EU host under /eu. */
+export const HOST_PREFIXES = ['/', EU_PATH_PREFIX] as const;
 
 function sha256(text: string): Buffer {
   return createHash('sha256').update(text).digest();
@@ -100,14 +125,6 @@ function environmentIdOf(siteId: string): number {
   let h = 0x811c9dc5;
   for (const ch of siteId) h = Math.imul(h ^ (ch.codePointAt(0) ?? 0), 0x01000193) >>> 0;
   return 1 + (h % 99_999);
-}
-
-/** Which regional host a path addresses, and the path as that host sees it. */
-function hostOf(path: string): { host: Region; path: string } {
-  if (path === EU_PATH_PREFIX || path.startsWith(`${EU_PATH_PREFIX}/`)) {
-    return { host: 'eu', path: path.slice(EU_PATH_PREFIX.length) || '/' };
-  }
-  return { host: 'us', path };
 }
 
 function checkOptions(siteId: string, apiKey: string, region: string, identifyBy: string): void {
@@ -132,40 +149,36 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
   const configured = { seed: opts.seed ?? DEFAULT_SEED, scale: opts.scale ?? DEFAULT_SCALE };
   if (configured.scale > MAX_SCALE) throw new Error(`scale must be at most ${MAX_SCALE}`);
   const db = openDatabase(opts.db ?? ':memory:');
-  const store = new MessagingStore(db, { identifyBy });
-  const fresh = store.seedIfEmpty(
+  const database = new MessagingDatabase(db, { identifyBy });
+  const fresh = database.seedIfEmpty(
     () => buildSeedData({ ...configured, now: clock.now() }),
     opts.reset === true,
   );
-  const seeding: SeedingReport = { fresh, seed: store.seedInfo()?.seed };
+  const seeding: SeedingReport = { fresh, seed: database.seedInfo()?.seed };
   const credentialsDigest = sha256(`${siteId}:${apiKey}`);
   const environmentId = environmentIdOf(siteId);
 
   const service: InspectableService = {
     summary: () => ({
-      counts: store.counts(),
+      counts: database.counts(),
       region,
       identify_by: identifyBy,
       site_id: siteId,
       api_key_hint: keyHint(apiKey),
       environment_id: environmentId,
-      ...store.seedInfo(),
+      ...database.seedInfo(),
     }),
     collectionNames: () => COLLECTION_NAMES,
-    collection: (name, query) => store.list(name, query.params, query.offset, query.limit),
-    item: (name, id) => store.item(name, id),
+    collection: (name, query) => database.list(name, query.params, query.offset, query.limit),
+    item: (name, id) => database.item(name, id),
     reset: (options: ResetOptions) => {
       const seed = options.seed ?? configured.seed;
       const scale = options.scale ?? configured.scale;
       if (scale > MAX_SCALE) return err(`scale must be at most ${MAX_SCALE}`);
-      store.replaceAll(buildSeedData({ seed, scale, now: clock.now() }));
+      database.replaceAll(buildSeedData({ seed, scale, now: clock.now() }));
       return ok(service.summary());
     },
   };
-
-  // 401 has no body schema upstream; an empty body is what every client (customerio-node parses any
-  // non-empty body as JSON) handles cleanly.
-  const unauthorized = (c: Context<EmulatorEnv>) => c.body(null, 401);
 
   const emulator = createEmulatorApp({
     errorBody,
@@ -177,12 +190,14 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
     authenticate: (c) => {
       const { host, path } = hostOf(c.req.path);
       // The no-auth endpoints carry no credentials, so nothing tells a wrong host: both hosts serve them.
-      if (c.req.method === 'POST' && NO_AUTH_ROUTES.some((re) => re.test(path))) return undefined;
+      if (ANONYMOUS_OPERATIONS.some((operation) => isRequestFor(operation, c.req.method, path))) {
+        return undefined;
+      }
       const auth = parseAuthorization(c.req.header('authorization'));
       if (auth.scheme !== 'basic') return unauthorized(c);
       if (!timingSafeEqual(sha256(`${auth.username}:${auth.password}`), credentialsDigest))
         return unauthorized(c);
-      if (c.req.method === 'GET' && REGION_LOOKUP.test(path)) return undefined;
+      if (isRequestFor(MESSAGING_OPERATIONS.getRegion, c.req.method, path)) return undefined;
       if (region === 'eu' && host === 'us') {
         const url = new URL(c.req.url);
         return c.redirect(`${url.origin}${EU_PATH_PREFIX}${url.pathname}${url.search}`, 307);
@@ -200,7 +215,7 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
     if (decision.allowed) return next();
     c.header('Retry-After', String(decision.retryAfterSeconds));
     const message = `Rate limit exceeded (${decision.limit} requests per ${emulator.rateLimiter.config.windowSeconds} seconds). Please retry later.`;
-    return fail(c, envelopeOf(c.req.path), 429, message, 'invalid');
+    return fail(c, envelopeOf(hostOf(c.req.path).path), 429, message, 'invalid');
   });
 
   // A hard cap far above the documented limits, checked before any JSON parsing.
@@ -210,20 +225,24 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
     const size = declared > MAX_BODY_BYTES ? declared : Buffer.byteLength(await c.req.text(), 'utf8');
     if (size > MAX_BODY_BYTES) {
       const message = `the request body is ${size} bytes; the most this API accepts is ${MAX_BODY_BYTES}`;
-      return fail(c, envelopeOf(c.req.path), 413, message, 'too_large');
+      return fail(c, envelopeOf(hostOf(c.req.path).path), 413, message, 'too_large');
     }
     return next();
   });
 
-  registerTrackRoutes(app, {
-    store,
+  const deps: RouteDeps = {
+    database,
     region,
     environmentId,
     now: () => Math.floor(clock.now().getTime() / 1000),
-  });
+  };
+  for (const area of AREAS.map((build) => build(deps))) {
+    for (const prefix of HOST_PREFIXES) app.route(prefix, area);
+  }
 
   const controls = { log: emulator.log, faults: emulator.faults, rateLimiter: emulator.rateLimiter, clock };
-  return { app, store, siteId, apiKey, region, controls, seeding, close: () => db.close() };
+  startupDone(db);
+  return { app, database, siteId, apiKey, region, controls, seeding, close: () => db.close() };
 }
 
 export interface RunningMessagingEmulator {

@@ -1,5 +1,5 @@
 /**
- * What /_emulator/state shows of the store: one entry per collection (its rows, order, equality filters and
+ * What /_emulator/state shows of the database: one entry per collection (its rows, order, equality filters and
  * item key) and the snake_case views of rows, with JSON columns parsed. Read-only; knows nothing of HTTP.
  */
 import { num, numOrNull, type Row, str, strOrNull } from '../../../emulation/rows.js';

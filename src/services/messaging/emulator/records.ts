@@ -1,5 +1,5 @@
 /**
- * Records of the emulated tracking workspace: what the store keeps and what the seed builds. Times are unix
+ * Records of the emulated tracking workspace: what the database keeps and what the seed builds. Times are unix
  * seconds, like the upstream's own timestamps; JSON-valued fields are plain objects here and text in SQLite.
  */
 
@@ -117,6 +117,11 @@ export type DropReason =
   | 'person_not_found'
   | 'stale_attributes';
 
+/**
+ * What an accepted write did to the workspace: applied, or dropped for a reason. A domain value, not a result
+ * shape: a drop is no error (the upstream answers 200 either way), it is what a form submission records as its
+ * outcome and what the `dropped` collection shows.
+ */
 export type Outcome = { applied: true } | { applied: false; reason: DropReason; detail?: string };
 
 export interface SeedPerson {

@@ -1,13 +1,12 @@
 /**
- * The Track API's wire shapes: `{}` success bodies with the upstream's exact content type, the three error
- * envelopes (v1 `meta.errors`, merge `meta.error`, v2 `errors[]`), and reading JSON bodies under the size cap.
+ * The Track API's wire shapes on success: `{}` bodies with the upstream's exact content type, and reading JSON
+ * bodies (the size cap is checked in app.ts before any route runs). Error bodies are in errors.ts.
  */
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { EmulatorEnv } from '../../../emulation/env.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
 import { byteLength } from '../schemas.js';
-import type { FieldIssue } from './issues.js';
 
 /** As recorded from the live API: `{}` with this content type (customerio-node test fixtures). */
 export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
@@ -18,8 +17,6 @@ export const JSON_CONTENT_TYPE = 'application/json; charset=utf-8';
  */
 export const MAX_BODY_BYTES = 5 * 1024 * 1024;
 
-export type Envelope = 'v1' | 'merge' | 'v2';
-
 export function send(c: Context<EmulatorEnv>, status: ContentfulStatusCode, body: unknown): Response {
   return c.body(JSON.stringify(body), status, { 'content-type': JSON_CONTENT_TYPE });
 }
@@ -28,40 +25,13 @@ export function success(c: Context<EmulatorEnv>): Response {
   return send(c, 200, {});
 }
 
-export function v1Errors(messages: readonly string[]): { meta: { errors: string[] } } {
-  return { meta: { errors: [...messages] } };
-}
-
-export function mergeError(message: string): { meta: { error: string } } {
-  return { meta: { error: message } };
-}
-
-export function v2Errors(issues: readonly FieldIssue[]): { errors: FieldIssue[] } {
-  return { errors: [...issues] };
-}
-
-/** One problem in the envelope the endpoint uses. */
-export function fail(
-  c: Context<EmulatorEnv>,
-  envelope: Envelope,
-  status: ContentfulStatusCode,
-  message: string,
-  reason: FieldIssue['reason'] = 'invalid',
-  field = '',
-): Response {
-  if (envelope === 'merge') return send(c, status, mergeError(message));
-  if (envelope === 'v2') return send(c, status, v2Errors([{ reason, field, message }]));
-  return send(c, status, v1Errors([message]));
-}
-
-/** Which envelope a path's errors use, for problems found before a route runs (size cap, 404s). */
-export function envelopeOf(path: string): Envelope {
-  if (/^(\/eu)?\/api\/v2\//.test(path)) return 'v2';
-  if (/^(\/eu)?\/api\/v1\/merge_customers$/.test(path)) return 'merge';
-  return 'v1';
-}
-
-/** The body as JSON: empty means {} (several endpoints have none), anything unparsable is a 400. */
+/**
+ * The body as JSON, whatever its Content-Type (only /unsubscribe checks that, as its docs require): empty means
+ * {} (several endpoints have none), anything unparsable is a 400 whose message carries the parser's reason.
+ * Hono's `validator('json')` was weighed for this and not used: it leaves the body unread unless the
+ * Content-Type is JSON, refuses an empty body, and answers malformed JSON with its own fixed message, in no
+ * Track envelope, so each of those answers would change.
+ */
 export async function readJson(c: Context<EmulatorEnv>): Promise<Result<unknown, string>> {
   const text = await c.req.text();
   if (text.trim() === '') return ok({});

@@ -11,6 +11,11 @@
  * OAuth 2.0 (routes/oauth.ts, oauth.ts): /oauth2/v1/authorize with a consent page where an emulated user is
  * picked, /oauth2/v1/token, and the controls under /_emulator/oauth; issued access tokens authenticate like
  * the configured ones.
+ *
+ * Layout: this file builds the app and mounts the areas, routes/<area>.ts (HTTP only; each a sub-app with its own
+ * error handling, its handlers named after and registered from the operations of ../endpoints.ts), over state
+ * classes with no HTTP (database.ts, admin/, webhooks.ts, oauth.ts); errors.ts is the upstream's error catalogue
+ * and seed/ the seed.
  */
 import type { Context } from 'hono';
 import { type Clock, systemClock } from '../../../emulation/clock.js';
@@ -22,38 +27,59 @@ import type {
   InspectableService,
   ResetOptions,
 } from '../../../emulation/inspection.js';
+import type { RateLimiter } from '../../../emulation/rateLimit.js';
 import { err, ok } from '../../../emulation/result.js';
 import type { SeedingReport } from '../../../emulation/seeding.js';
 import { serveEmulator } from '../../../emulation/serve.js';
-import { openDatabase } from '../../../emulation/sqlite.js';
+import { openDatabase, startupDone } from '../../../emulation/sqlite.js';
 import { type AdminPlane, createAdminPlane } from './admin/plane.js';
-import { registerAdminRoutes } from './admin/routes.js';
+import { auditMiddleware } from './auditMiddleware.js';
 import { Access, ALL_SCOPES, type TokenGrant, tokenHint, tokenKindOf } from './auth.js';
 import { type ChangeFeed, ChangeHub } from './changes.js';
 import { Reader } from './compute.js';
+import { StoreDatabase, type TableModel } from './database.js';
 import { errorBodyOf, errors, respond, type StoreError } from './errors.js';
 import { fieldJson, viewJson } from './metadata.js';
 import type { JsonObject } from './model.js';
 // OAuth: the authorization server's state and routes.
-import { type OAuthOptions, OAuthStore } from './oauth.js';
-import { IteratorStore, recordJson } from './query.js';
-import { BaseRateLimiter, baseRateLimitMiddleware, mountBaseRateLimitControls } from './rateLimit.js';
+import { type OAuthOptions, OAuthState } from './oauth.js';
+import { ListIterators, recordJson } from './query.js';
+import {
+  baseRateLimitConfig,
+  baseRateLimitMiddleware,
+  createBaseRateLimiter,
+  mountBaseRateLimitControls,
+} from './rateLimit.js';
 import { ATTACHMENT_MAX_BASE64_CHARS } from './requestBodies.js';
-import { FILES_PREFIX, isFilePath, registerAttachmentRoutes } from './routes/attachments.js';
-import { registerCommentRoutes } from './routes/comments.js';
+import { attachmentsArea, FILE_DOWNLOAD, FILES_PREFIX, isFilePath } from './routes/attachments.js';
+import { bulkTablesArea } from './routes/bulkTables.js';
+import { commentsArea } from './routes/comments.js';
 import type { RouteDeps } from './routes/common.js';
-import { isOAuthPath, isOAuthTokenPath, mountOAuthControls, registerOAuthRoutes } from './routes/oauth.js';
-import { registerRecordRoutes, resolveTable } from './routes/records.js';
-import { registerSchemaRoutes } from './routes/schema.js';
-import { registerWebhookRoutes } from './routes/webhooks.js';
-import { registerWhoamiRoutes } from './routes/whoami.js';
-import { buildSeedData, DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE } from './seed.js';
-import { StoreDb, type TableModel } from './store.js';
+import { complianceArea } from './routes/compliance.js';
+import { enterpriseArea } from './routes/enterprise.js';
+import { identityArea } from './routes/identity.js';
+import {
+  CONSENT_ANSWER,
+  isOAuthPath,
+  isOAuthTokenPath,
+  mountOAuthControls,
+  oauthArea,
+} from './routes/oauth.js';
+import { recordsArea, resolveTable } from './routes/records.js';
+import { schemaArea } from './routes/schema.js';
+import { scimArea } from './routes/scim.js';
+import { sharingArea } from './routes/sharing.js';
+import { webhooksArea } from './routes/webhooks.js';
+import { workspacesArea } from './routes/workspaces.js';
+import { buildSeedData, DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE } from './seed/seed.js';
 import { WebhookService } from './webhooks.js';
 
-export { DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE } from './seed.js';
+export { DEFAULT_SCALE, DEFAULT_SEED, MAX_SCALE } from './seed/seed.js';
 
 export const DEFAULT_STORE_TOKEN = 'pat_sandbox_token';
+
+/** Routes outside /_emulator that are the emulator's own and no upstream operation (docs/coverage.md lists them). */
+export const EMULATOR_ONLY_ROUTES = [CONSENT_ANSWER, FILE_DOWNLOAD] as const;
 
 /** URLs must be shorter than this (upstream-apis.md C.2); longer ones get 414. */
 export const MAX_URL_LENGTH = 16_000;
@@ -90,19 +116,19 @@ export interface StoreEmulatorOptions {
 
 export interface StoreEmulator {
   app: EmulatorApp['app'];
-  store: StoreDb;
+  store: StoreDatabase;
   token: string;
   /** Request log, fault switches, shared rate limiter and clock, for tests that drive them directly. */
   controls: Omit<EmulatorApp, 'app'>;
   /** Every mutation's change events; the webhooks attach here. */
   changes: ChangeFeed;
-  /** The per-base rate limiter. */
-  baseRateLimiter: BaseRateLimiter;
+  /** The per-base rate limiter (the shared limiter keyed by base; settings in the shape of baseRateLimitConfig). */
+  baseRateLimiter: RateLimiter;
   webhooks: WebhookService;
   /** The administration plane: enterprise accounts, users, groups, workspaces, sharing, audit trail. */
   admin: AdminPlane;
   /** OAuth: applications, grants and issued tokens (hashes only). */
-  oauth: OAuthStore;
+  oauth: OAuthState;
   /**
    * For a sandbox's server instructions: the ids of the all-scopes token's enterprise account and of its bulk
    * data tables, which no upstream endpoint lists (undefined when the token's user administers no account).
@@ -148,14 +174,14 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     throw new Error(`scale must be an integer from 0 to ${MAX_SCALE}`);
   }
   const db = openDatabase(opts.db ?? ':memory:');
-  const store = new StoreDb(db);
+  const store = new StoreDatabase(db);
   const freshSeed = store.seedIfEmpty(
     () => buildSeedData({ ...configured, now: clock.now() }),
     opts.reset === true,
   );
   const hub = new ChangeHub();
-  const iterators = new IteratorStore(clock);
-  const baseRateLimiter = new BaseRateLimiter(clock, opts.baseRateLimit ?? undefined);
+  const iterators = new ListIterators(clock);
+  const baseRateLimiter = createBaseRateLimiter(clock, opts.baseRateLimit ?? undefined);
   const grants: TokenGrant[] = [
     { token, scopes: ALL_SCOPES },
     ...(opts.tokens ?? []).map((t) => ({
@@ -165,7 +191,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     })),
   ];
   // OAuth: issued access tokens are looked up in the OAuth store after the configured tokens.
-  const oauth = new OAuthStore(db, clock, opts.oauth);
+  const oauth = new OAuthState(db, clock, opts.oauth);
   // A reseed brings other users: grants given by the old ones go.
   if (freshSeed) oauth.reset();
   const access = new Access(store, grants, oauth);
@@ -205,7 +231,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
       counts: { ...store.counts(), webhooks: webhooks.inspect().webhooks.length, ...admin.counts() },
       token_hint: tokenHint(token),
       tokens: grants.length,
-      base_rate_limit: baseRateLimiter.config,
+      base_rate_limit: baseRateLimitConfig(baseRateLimiter),
       ...store.seedInfo(),
     }),
     collectionNames: () => [...COLLECTIONS, ...admin.collectionNames()],
@@ -411,7 +437,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     if (length >= MAX_URL_LENGTH) return respond(c, errors.uriTooLong(length, MAX_URL_LENGTH));
     return next();
   });
-  app.use('*', baseRateLimitMiddleware(baseRateLimiter));
+  app.use('*', baseRateLimitMiddleware(baseRateLimiter, errorBody));
   app.use('*', async (c: Context<EmulatorEnv>, next) => {
     if (isControlPath(c.req.path) || !c.req.raw.body) return next();
     const limit = c.req.path.endsWith('/uploadAttachment') ? MAX_UPLOAD_BODY_BYTES : MAX_BODY_BYTES;
@@ -422,28 +448,39 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
   });
   mountBaseRateLimitControls(app, baseRateLimiter);
   mountOAuthControls(app, oauth); // OAuth: /_emulator/oauth/grants and /_emulator/oauth/config.
-  admin.mountAudit(app);
+  // Before every area, so it sees every mutation.
+  app.use('*', auditMiddleware({ trail: admin.trail, state: admin.state, store, access }));
 
   const deps: RouteDeps = { store, hub, clock, access, iterators };
-  // Specific route families first: the records routes' `/v0/:baseId/...` patterns would also match them.
-  registerWhoamiRoutes(app, deps);
-  registerOAuthRoutes(app, { oauth, store }); // OAuth: /oauth2/v1/authorize and /oauth2/v1/token.
-  registerAdminRoutes(app, admin.deps);
-  registerSchemaRoutes(app, deps);
-  registerWebhookRoutes(app, {
-    webhooks,
-    requireScope: (c, scope) => {
-      const principal = access.require(c, scope);
-      return principal.ok ? undefined : respond(c, principal.error);
-    },
-    fail: (c, status, type, message) =>
-      respond(c, { status, type, ...(message === undefined ? {} : { message }) }),
-    ownerTokenKind: (c) => access.principal(c)?.kind ?? 'personalAccessToken',
-  });
-  registerAttachmentRoutes(app, deps);
-  registerCommentRoutes(app, deps);
-  registerRecordRoutes(app, deps);
-  // After the routes: route families with their own tables register seed hooks as they are registered.
+  // The areas, each a sub-app with its own error handling. Order is matching order: the specific families first,
+  // since the data plane's `/v0/{baseId}/...` patterns would also match their paths.
+  const areas = [
+    identityArea(deps),
+    oauthArea({ oauth, store }), // OAuth: /oauth2/v1/authorize and /oauth2/v1/token.
+    // The administration plane's families.
+    scimArea(admin.deps),
+    enterpriseArea(admin.deps),
+    complianceArea(admin.deps),
+    workspacesArea(admin.deps),
+    sharingArea(admin.deps),
+    bulkTablesArea(admin.deps),
+    // The data plane's.
+    schemaArea(deps),
+    webhooksArea({
+      webhooks,
+      requireScope: (c, scope) => {
+        const principal = access.require(c, scope);
+        return principal.ok ? undefined : respond(c, principal.error);
+      },
+      fail: (c, status, type, message) =>
+        respond(c, { status, type, ...(message === undefined ? {} : { message }) }),
+      ownerTokenKind: (c) => access.principal(c)?.kind ?? 'personalAccessToken',
+    }),
+    attachmentsArea(deps),
+    commentsArea(deps),
+    recordsArea(deps),
+  ];
+  for (const area of areas) app.route('/', area);
   if (freshSeed) seedAdmin();
 
   const controls = {
@@ -452,6 +489,7 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
     rateLimiter: emulator.rateLimiter,
     clock,
   };
+  startupDone(db);
   return {
     app,
     store,

@@ -8,13 +8,11 @@
  * OAuth integration may own at most 2 webhooks per base. Access tokens issued by the emulator's own OAuth
  * endpoints (oauth.ts, routes/oauth.ts) are OAuth tokens of the user who approved them, with the approved scopes.
  */
-import type { Context } from 'hono';
 import { parseAuthorization } from '../../../emulation/authorization.js';
-import type { EmulatorEnv } from '../../../emulation/env.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
+import type { StoreDatabase } from './database.js';
 import { errors, type StoreError } from './errors.js';
 import { atLeast, type BaseRow, type PermissionLevel } from './model.js';
-import type { StoreDb } from './store.js';
 
 /** Every scope the upstream documents (upstream-apis.md C.1); the sandbox token carries them all. */
 export const ALL_SCOPES: readonly string[] = [
@@ -70,9 +68,14 @@ export function tokenHint(token: string): string {
 }
 
 /**
- * OAuth: where access tokens issued by the emulator's token endpoint are looked up (oauth.ts's OAuthStore): the
+ * OAuth: where access tokens issued by the emulator's token endpoint are looked up (oauth.ts's OAuthState): the
  * approving user and the approved scopes while the token is live, undefined once it expired or was revoked.
  */
+/** What Access reads of a request: its Authorization header (a Hono context is one; Access needs no more of HTTP). */
+export interface Credentials {
+  req: { header(name: 'authorization'): string | undefined };
+}
+
 export interface IssuedTokenSource {
   principalOf(token: string): { userId: string; scopes: ReadonlySet<string> } | undefined;
 }
@@ -82,7 +85,7 @@ export class Access {
   readonly grants: readonly TokenGrant[];
 
   constructor(
-    private readonly store: StoreDb,
+    private readonly store: StoreDatabase,
     grants: readonly TokenGrant[],
     // OAuth: tokens issued through /oauth2/v1/token, asked after the static grants.
     private readonly issued?: IssuedTokenSource,
@@ -104,12 +107,12 @@ export class Access {
     this.#isActive = isActive;
   }
 
-  principal(c: Context<EmulatorEnv>): Principal | undefined {
+  principal(c: Credentials): Principal | undefined {
     const found = this.#principal(c);
     return found && this.#isActive(found.userId) ? found : undefined;
   }
 
-  #principal(c: Context<EmulatorEnv>): Principal | undefined {
+  #principal(c: Credentials): Principal | undefined {
     const auth = parseAuthorization(c.req.header('authorization'));
     if (auth.scheme !== 'bearer') return undefined;
     const grant = this.#tokens.get(auth.token);
@@ -129,7 +132,7 @@ export class Access {
   }
 
   /** The caller, if the token carries `scope`; else the upstream's 401 or 403. */
-  require(c: Context<EmulatorEnv>, scope: string | undefined): Result<Principal, StoreError> {
+  require(c: Credentials, scope: string | undefined): Result<Principal, StoreError> {
     const principal = this.principal(c);
     if (!principal) return err(errors.authenticationRequired());
     if (scope !== undefined && !principal.scopes.has(scope)) return err(errors.modelNotFound());

@@ -4,9 +4,9 @@
  */
 import { decodeCursor, encodeCursor } from '../../../emulation/pagination.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
+import type { SchemaSnapshot, StoreDatabase } from './database.js';
 import { errors, type StoreError } from './errors.js';
 import type { CommentRow, JsonObject } from './model.js';
-import type { SchemaSnapshot, StoreDb } from './store.js';
 
 export const COMMENTS_MAX_PAGE_SIZE = 100;
 const CURSOR_TAG = 'comments';
@@ -38,7 +38,7 @@ export function commentJson(comment: CommentRow, snapshot: SchemaSnapshot): Json
 }
 
 export function listComments(
-  store: StoreDb,
+  store: StoreDatabase,
   recordId: string,
   pageSize: number,
   offset: string | undefined,
@@ -62,7 +62,7 @@ export function listComments(
 }
 
 export function addComment(
-  store: StoreDb,
+  store: StoreDatabase,
   recordId: string,
   authorId: string,
   text: string,
@@ -93,7 +93,7 @@ export function addComment(
 }
 
 function ownComment(
-  store: StoreDb,
+  store: StoreDatabase,
   recordId: string,
   commentId: string,
   userId: string,
@@ -105,7 +105,7 @@ function ownComment(
 }
 
 export function editComment(
-  store: StoreDb,
+  store: StoreDatabase,
   recordId: string,
   commentId: string,
   userId: string,
@@ -120,7 +120,7 @@ export function editComment(
 }
 
 export function removeComment(
-  store: StoreDb,
+  store: StoreDatabase,
   recordId: string,
   commentId: string,
   userId: string,

@@ -6,6 +6,7 @@
  * so on are followed, with a guard against cycles.
  */
 
+import type { SchemaSnapshot, StoreDatabase, TableModel } from './database.js';
 import { collaboratorJson, isRecordObject, isWritable, storedToJson } from './fields.js';
 import {
   type CompiledFormula,
@@ -18,7 +19,6 @@ import {
   formulaValueToCell,
 } from './formula/index.js';
 import type { FieldRow, JsonObject, RecordRow } from './model.js';
-import type { SchemaSnapshot, StoreDb, TableModel } from './store.js';
 
 /** A compiled formula, or why it is invalid. */
 export type FormulaState = { ok: true; formula: CompiledFormula } | { ok: false; reason: string };
@@ -129,7 +129,7 @@ export class Reader {
   readonly #views = new Map<string, RecordView>();
 
   constructor(
-    readonly store: StoreDb,
+    readonly store: StoreDatabase,
     readonly snapshot: SchemaSnapshot,
     readonly options: ReadOptions,
   ) {}

@@ -1,26 +1,15 @@
 /**
- * Calendar helpers for cells (not formulas, which have their own in formula/): reading a date or date-time a
+ * Calendar helpers for cells (not formulas, whose date functions are in formula/): reading a date or date-time a
  * client wrote (strictly for JSON writes, loosely for typecast) and printing one in a field's date and time
- * format for cellFormat=string, in any IANA time zone, via Intl.
+ * format for cellFormat=string, in any IANA time zone. Wall clocks and zones are the formula engine's
+ * (moment-timezone); month and weekday names in the caller's locale come from Intl.
  */
 
-import { formatterFor, toWall } from './formula/dates.js';
-
-export interface Civil {
-  year: number;
-  month: number;
-  day: number;
-  hour: number;
-  minute: number;
-  second: number;
-  millisecond: number;
-}
-
-// The formula engine already keeps one cached formatter per zone; the emulator's date handling shares it.
-const zoneFormatter = formatterFor;
+import moment from 'moment-timezone';
+import { type Civil, civilToUtcMs, fromWall, inZone, isKnownTimeZone } from './formula/dates.js';
 
 export function isValidTimeZone(zone: string): boolean {
-  return zone.toLowerCase() === 'utc' || zoneFormatter(zone) !== null;
+  return zone.toLowerCase() === 'utc' || isKnownTimeZone(zone);
 }
 
 export function isValidLocale(locale: string): boolean {
@@ -33,66 +22,17 @@ export function isValidLocale(locale: string): boolean {
   }
 }
 
-function civilToMs(c: Civil): number {
-  const d = new Date(0);
-  d.setUTCFullYear(c.year, c.month - 1, c.day);
-  d.setUTCHours(c.hour, c.minute, c.second, c.millisecond);
-  return d.getTime();
-}
-
-/** The wall clock of `zone` at instant `ms` (the formula engine's reading, without the weekday). */
-export function wallOf(ms: number, zone: string): Civil {
-  const { weekday: _weekday, ...civil } = toWall(ms, zone);
-  return civil;
-}
-
-/** The instant at which `zone`'s clock shows `c`. */
-export function instantOf(c: Civil, zone: string): number {
-  const local = civilToMs(c);
-  if (zone.toLowerCase() === 'utc' || !zoneFormatter(zone)) return local;
-  const offsetAt = (ms: number) =>
-    civilToMs({ ...wallOf(ms, zone), millisecond: 0 }) - (ms - (((ms % 1000) + 1000) % 1000));
-  const guess = local - offsetAt(local);
-  return local - offsetAt(guess);
-}
-
-const MONTHS = [
-  'January',
-  'February',
-  'March',
-  'April',
-  'May',
-  'June',
-  'July',
-  'August',
-  'September',
-  'October',
-  'November',
-  'December',
-];
-const WEEKDAYS = ['Sunday', 'Monday', 'Tuesday', 'Wednesday', 'Thursday', 'Friday', 'Saturday'];
-
 function pad(n: number, width = 2): string {
   return String(n).padStart(width, '0');
 }
 
-function ordinal(n: number): string {
-  const s = ['th', 'st', 'nd', 'rd'];
-  const v = n % 100;
-  return `${n}${s[(v - 20) % 10] ?? s[v] ?? s[0]}`;
-}
-
 const TOKEN = /\[[^\]]*]|YYYY|YY|MMMM|MMM|MM|Mo|M|DD|Do|D|dddd|ddd|HH|H|hh|h|mm|m|ss|s|A|a|LL|l/g;
 
-/**
- * Formats an instant with a moment.js-style format (the formats Airtable's date fields name), on `zone`'s clock.
- * `l` is the locale's numeric date, as Airtable's "local" date format.
- */
 const localFormatters = new Map<string, Intl.DateTimeFormat | null>();
 
 /**
  * Month and weekday names (and the long date) in the caller's `userLocale`, as the upstream shows them; English
- * keeps the fixed tables, and an unknown locale falls back to them (undefined).
+ * keeps moment's names, and an unknown locale falls back to them (undefined).
  */
 function localName(
   locale: string,
@@ -114,59 +54,26 @@ function localName(
   return formatter?.format(new Date(Date.UTC(w.year, w.month - 1, w.day)));
 }
 
+/**
+ * Formats an instant with one of the moment formats Airtable's date fields name, on `zone`'s clock: moment
+ * prints each token, except names and the long date in a non-English `locale` (Intl's) and `l`, the locale's
+ * numeric date, as Airtable's "local" date format.
+ */
 export function formatMoment(ms: number, format: string, zone: string, locale: string): string {
-  const w = wallOf(ms, zone);
-  const weekday = new Date(Date.UTC(w.year, w.month - 1, w.day)).getUTCDay();
+  const m = inZone(ms, zone);
+  const w = { year: m.year(), month: m.month() + 1, day: m.date() };
   return format.replace(TOKEN, (token) => {
     switch (token) {
-      case 'YYYY':
-        return String(w.year);
-      case 'YY':
-        return pad(w.year % 100);
       case 'MMMM':
-        return localName(locale, { month: 'long' }, w) ?? MONTHS[w.month - 1] ?? '';
+        return localName(locale, { month: 'long' }, w) ?? m.format(token);
       case 'MMM':
-        return localName(locale, { month: 'short' }, w) ?? (MONTHS[w.month - 1] ?? '').slice(0, 3);
-      case 'MM':
-        return pad(w.month);
-      case 'Mo':
-        return ordinal(w.month);
-      case 'M':
-        return String(w.month);
-      case 'DD':
-        return pad(w.day);
-      case 'Do':
-        return ordinal(w.day);
-      case 'D':
-        return String(w.day);
+        return localName(locale, { month: 'short' }, w) ?? m.format(token);
       case 'dddd':
-        return localName(locale, { weekday: 'long' }, w) ?? WEEKDAYS[weekday] ?? '';
+        return localName(locale, { weekday: 'long' }, w) ?? m.format(token);
       case 'ddd':
-        return localName(locale, { weekday: 'short' }, w) ?? (WEEKDAYS[weekday] ?? '').slice(0, 3);
-      case 'HH':
-        return pad(w.hour);
-      case 'H':
-        return String(w.hour);
-      case 'hh':
-        return pad(w.hour % 12 === 0 ? 12 : w.hour % 12);
-      case 'h':
-        return String(w.hour % 12 === 0 ? 12 : w.hour % 12);
-      case 'mm':
-        return pad(w.minute);
-      case 'm':
-        return String(w.minute);
-      case 'ss':
-        return pad(w.second);
-      case 's':
-        return String(w.second);
-      case 'A':
-        return w.hour < 12 ? 'AM' : 'PM';
-      case 'a':
-        return w.hour < 12 ? 'am' : 'pm';
+        return localName(locale, { weekday: 'short' }, w) ?? m.format(token);
       case 'LL':
-        return (
-          localName(locale, { dateStyle: 'long' }, w) ?? `${MONTHS[w.month - 1] ?? ''} ${w.day}, ${w.year}`
-        );
+        return localName(locale, { dateStyle: 'long' }, w) ?? m.format(token);
       case 'l':
         return new Intl.DateTimeFormat(locale, {
           timeZone: 'UTC',
@@ -175,7 +82,7 @@ export function formatMoment(ms: number, format: string, zone: string, locale: s
           day: 'numeric',
         }).format(new Date(Date.UTC(w.year, w.month - 1, w.day)));
       default:
-        return token.slice(1, -1);
+        return m.format(token);
     }
   });
 }
@@ -186,7 +93,7 @@ const ISO_DATE_TIME =
 
 function validCivil(c: Civil): boolean {
   if (c.month < 1 || c.month > 12 || c.day < 1 || c.hour > 23 || c.minute > 59 || c.second > 59) return false;
-  const d = new Date(civilToMs(c));
+  const d = new Date(civilToUtcMs(c));
   return d.getUTCDate() === c.day && d.getUTCMonth() + 1 === c.month;
 }
 
@@ -230,7 +137,7 @@ export function parseIsoDateTime(text: string, zone: string): number | undefined
       second: 0,
       millisecond: 0,
     };
-    return validCivil(c) ? instantOf(c, zone) : undefined;
+    return validCivil(c) ? fromWall(c, zone) : undefined;
   }
   const m = ISO_DATE_TIME.exec(text);
   if (!m) return undefined;
@@ -244,12 +151,12 @@ export function parseIsoDateTime(text: string, zone: string): number | undefined
     millisecond: m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000),
   };
   if (!validCivil(c)) return undefined;
-  if (m[8] === undefined) return instantOf(c, zone);
-  return civilToMs(c) - offsetMinutes(m[8]) * 60_000;
+  if (m[8] === undefined) return fromWall(c, zone);
+  return civilToUtcMs(c) - offsetMinutes(m[8]) * 60_000;
 }
 
 const MONTH_INDEX = new Map(
-  MONTHS.flatMap((name, i) => [
+  moment.months().flatMap((name, i) => [
     [name.toLowerCase(), i + 1],
     [name.slice(0, 3).toLowerCase(), i + 1],
   ]),
@@ -308,13 +215,13 @@ export function parseLooseDateTime(text: string, zone: string): number | undefin
     const time = timeOf(m[4]);
     if (!date || !time) return undefined;
     const c: Civil = { year: date[0], month: date[1], day: date[2], ...time, millisecond: 0 };
-    return validCivil(c) ? instantOf(c, zone) : undefined;
+    return validCivil(c) ? fromWall(c, zone) : undefined;
   }
   return undefined;
 }
 
 /** The calendar date `zone`'s clock shows at `ms`, as `YYYY-MM-DD`. */
 export function isoDateIn(ms: number, zone: string): string {
-  const w = wallOf(ms, zone);
-  return `${String(w.year).padStart(4, '0')}-${pad(w.month)}-${pad(w.day)}`;
+  const m = inZone(ms, zone);
+  return `${String(m.year()).padStart(4, '0')}-${pad(m.month() + 1)}-${pad(m.date())}`;
 }

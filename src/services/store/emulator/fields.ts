@@ -19,12 +19,12 @@
 
 import { err, ok, type Result } from '../../../emulation/result.js';
 import { WRITABLE_FIELD_TYPES } from '../schemas/index.js';
+import type { SchemaSnapshot, TableModel } from './database.js';
 import { isoDateIn, isValidTimeZone, parseIsoDate, parseIsoDateTime, parseLooseDateTime } from './dates.js';
 import type { StoreError } from './errors.js';
 import { errors } from './errors.js';
 import { looksLikeId } from './ids.js';
 import type { FieldRow, JsonObject, StoredAttachment, UserRow } from './model.js';
-import type { SchemaSnapshot, TableModel } from './store.js';
 
 /** The writable types are the ones the shared request schemas let a caller create. */
 export const WRITABLE_TYPES = WRITABLE_FIELD_TYPES;

@@ -54,7 +54,7 @@ export function looksLikeId(kind: IdKind, value: string): boolean {
 
 /**
  * Mints ids from a seed and an in-memory counter: for building a seed in one go. Once the seed is laid down, the
- * store draws ids from the counter row in its database (StoreDb.newId), which every process sharing it advances.
+ * store draws ids from the counter row in its database (StoreDatabase.newId), which every process sharing it advances.
  */
 export class IdMinter {
   #next: number;

@@ -7,12 +7,12 @@
 import { err, ok, type Result } from '../../../emulation/result.js';
 import type { ChangeEvent, ChangeHub, ChangeKind } from './changes.js';
 import { formulaState } from './compute.js';
+import type { SchemaSnapshot, StoreDatabase, TableModel } from './database.js';
 import { errors, type StoreError } from './errors.js';
 import { CREATABLE_TYPES, isRecordObject, KNOWN_TYPES, normalizeFieldOptions } from './fields.js';
 import type { BaseRow, FieldRow, JsonObject, TableRow, ViewRow } from './model.js';
 import type { Actor } from './records.js';
 import { FIELD_DESCRIPTION_MAX, PRIMARY_FIELD_TYPES } from './requestBodies.js';
-import type { SchemaSnapshot, StoreDb, TableModel } from './store.js';
 
 export const DEFAULT_VIEW_NAME = 'Grid view';
 
@@ -205,7 +205,7 @@ export function tableInputOf(raw: unknown): TableInput | undefined {
 // --- operations --------------------------------------------------------------------------------------------------
 
 export interface SchemaDeps {
-  store: StoreDb;
+  store: StoreDatabase;
   hub: ChangeHub;
   now(): Date;
 }
@@ -369,7 +369,7 @@ function planTable(
   return ok({ row, fields, view });
 }
 
-function writeTable(store: StoreDb, planned: PlannedTable): void {
+function writeTable(store: StoreDatabase, planned: PlannedTable): void {
   store.insertTable(planned.row);
   for (const f of planned.fields) store.insertField(f.row);
   for (const f of planned.fields) if (f.inverse) store.insertField(f.inverse);

@@ -330,7 +330,7 @@ export interface ClientCredentials {
   bodyClientSecret?: string;
 }
 
-export class OAuthStore {
+export class OAuthState {
   readonly #clients: Map<string, RegisteredClient>;
   #config: OAuthConfig;
 

@@ -9,6 +9,7 @@ import type { Clock } from '../../../emulation/clock.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
 import { formatCell, type StringFormat } from './cellFormat.js';
 import { fieldResolver, type Reader, type RecordView, valueText } from './compute.js';
+import type { TableModel } from './database.js';
 import { errors, type StoreError } from './errors.js';
 import { isEmptyCell, isRecordObject } from './fields.js';
 import {
@@ -20,7 +21,6 @@ import {
 } from './formula/index.js';
 import { ID_BODY_LENGTH, looksLikeId } from './ids.js';
 import type { FieldRow, JsonObject, ViewRow, ViewSort } from './model.js';
-import type { TableModel } from './store.js';
 
 export const MAX_PAGE_SIZE = 100;
 export const ITERATOR_TTL_MS = 10 * 60 * 1000;
@@ -97,7 +97,7 @@ interface ListIterator {
 }
 
 /** The live list iterators of one emulator, oldest dropped first; lost on restart, as upstream ones expire. */
-export class IteratorStore {
+export class ListIterators {
   #iterators = new Map<string, ListIterator>();
   #counter = 0;
 
@@ -229,7 +229,7 @@ function sortViews(
 
 export interface ListDeps {
   reader: Reader;
-  iterators: IteratorStore;
+  iterators: ListIterators;
   commentCount(recordId: string): number;
 }
 
@@ -319,7 +319,7 @@ export function listRecords(
 
   let ids: readonly string[];
   let position = 0;
-  let iterator: ReturnType<IteratorStore['create']> | undefined;
+  let iterator: ReturnType<ListIterators['create']> | undefined;
   if (req.offset !== undefined && req.offset !== '') {
     const found = looksLikeOffset(req.offset) ? iterators.resolve(req.offset, fingerprint) : undefined;
     if (!found) return err(errors.iteratorNotAvailable());

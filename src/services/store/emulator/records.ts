@@ -7,6 +7,7 @@
 import { err, ok, type Result } from '../../../emulation/result.js';
 import type { ChangeEvent, ChangeHub, ChangeKind, ChangeSource } from './changes.js';
 import { allCells, Reader } from './compute.js';
+import type { StoreDatabase, TableModel } from './database.js';
 import { errors, type StoreError } from './errors.js';
 import {
   type CellContext,
@@ -19,7 +20,6 @@ import {
 } from './fields.js';
 import type { FieldRow, JsonObject, RecordRow } from './model.js';
 import { resolveField } from './query.js';
-import type { StoreDb, TableModel } from './store.js';
 
 export interface Actor {
   userId: string;
@@ -27,7 +27,7 @@ export interface Actor {
 }
 
 export interface WriteDeps {
-  store: StoreDb;
+  store: StoreDatabase;
   hub: ChangeHub;
   now(): Date;
   origin: string;

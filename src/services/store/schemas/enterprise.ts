@@ -1,6 +1,6 @@
-// Enterprise administration: audit log requests, descendant accounts, eDiscovery exports, moves between
-// accounts, and managing users (state, membership, admin access, removal). Users are named by id (usr…) or
-// by email address.
+// Enterprise administration: descendant accounts, moves between accounts, and managing users (state,
+// membership, admin access, removal). Users are named by id (usr…) or by email address. Audit log and
+// eDiscovery export requests are in compliance.ts.
 
 import { z } from 'zod';
 
@@ -8,8 +8,6 @@ import { z } from 'zod';
 export const USER_STATES = ['provisioned', 'deactivated'] as const;
 /** Whether the enterprise manages a user's account. */
 export const MEMBERSHIP_STATES = ['managed', 'unmanaged'] as const;
-/** States of an eDiscovery export. */
-export const EXPORT_STATES = ['pending', 'processing', 'error', 'done'] as const;
 
 const accountId = (description: string) => z.string().min(1).meta({ description });
 const userId = z.string().min(1).meta({ description: 'User id (usr…).' });
@@ -35,21 +33,6 @@ function userList<T extends z.ZodType>(user: T, description: string) {
     .meta({ description: `${description} Each names the user by id or email.` });
 }
 
-export const createAuditLogRequestBody = z
-  .strictObject({
-    timePeriod: z
-      .string()
-      .regex(/^\d{4}-(?:0[1-9]|1[0-2])(?:-(?:0[1-9]|[12]\d|3[01]))?$/, {
-        error: 'timePeriod is a month (YYYY-MM) or a day (YYYY-MM-DD), e.g. 2026-03',
-      })
-      .meta({ description: 'The month (YYYY-MM) or day (YYYY-MM-DD) to export.' }),
-    filter: z.string().min(1).optional().meta({ description: 'Filter for the events to include.' }),
-  })
-  .meta({
-    title: 'Request an audit log export',
-    examples: [{ timePeriod: '2026-03' }, { timePeriod: '2026-03-14' }],
-  });
-
 export const createDescendantAccountBody = z
   .strictObject({
     name: z
@@ -58,23 +41,6 @@ export const createDescendantAccountBody = z
       .meta({ description: 'Name of the new descendant account.' }),
   })
   .meta({ title: 'Create a descendant account', examples: [{ name: 'Europe' }] });
-
-export const createEdiscoveryExportBody = z
-  .strictObject({
-    baseId: z.string().min(1).meta({ description: 'Base to export (app…).' }),
-    includeCsvFormat: z.boolean().optional().meta({ description: 'Also produce CSV files.' }),
-    shouldSendEmailOnCompletion: z
-      .boolean()
-      .optional()
-      .meta({ description: 'Email the requester when the export is ready.' }),
-  })
-  .meta({
-    title: 'Start an eDiscovery export',
-    examples: [
-      { baseId: 'appA1b2C3d4E5f6G7' },
-      { baseId: 'appA1b2C3d4E5f6G7', includeCsvFormat: true, shouldSendEmailOnCompletion: false },
-    ],
-  });
 
 const targetAccount = accountId('Destination enterprise account (ent…), in the same organization.');
 

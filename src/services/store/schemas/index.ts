@@ -6,19 +6,10 @@
 
 import { uploadAttachmentBody } from './attachments.js';
 import { deleteBulkRecordsBody, readBulkRecordsBody, upsertBulkRecordsBody } from './bulkTables.js';
-import {
-  addBaseCollaboratorsBody,
-  addInterfaceCollaboratorBody,
-  manageBlockInstallationBody,
-  manageShareBody,
-  updateBaseCollaboratorBody,
-  updateInterfaceCollaboratorBody,
-} from './collaboration.js';
 import { createCommentBody, updateCommentBody } from './comments.js';
+import { createAuditLogRequestBody, createEdiscoveryExportBody } from './compliance.js';
 import {
-  createAuditLogRequestBody,
   createDescendantAccountBody,
-  createEdiscoveryExportBody,
   grantAdminAccessBody,
   manageEnterpriseUserBody,
   manageEnterpriseUsersBody,
@@ -35,6 +26,7 @@ import {
   updateRecordBody,
   updateRecordsBody,
 } from './records.js';
+import { createBaseBody, createFieldBody, createTableBody, updateTableBody } from './schema.js';
 import {
   createScimGroupBody,
   createScimUserBody,
@@ -43,7 +35,14 @@ import {
   replaceScimGroupBody,
   replaceScimUserBody,
 } from './scim.js';
-import { createBaseBody, createFieldBody, createTableBody, updateTableBody } from './tables.js';
+import {
+  addBaseCollaboratorsBody,
+  addInterfaceCollaboratorBody,
+  manageBlockInstallationBody,
+  manageShareBody,
+  updateBaseCollaboratorBody,
+  updateInterfaceCollaboratorBody,
+} from './sharing.js';
 import { createWebhookBody, toggleWebhookNotificationsBody } from './webhooks.js';
 import {
   addWorkspaceCollaboratorsBody,
@@ -60,20 +59,9 @@ export {
   decodedBase64Size,
 } from './attachments.js';
 export { BULK_RECORDS_PER_REQUEST } from './bulkTables.js';
-export {
-  INTERFACE_PERMISSION_LEVELS,
-  PERMISSION_LEVELS,
-  TOGGLE_STATES,
-} from './collaboration.js';
-export { EXPORT_STATES, MEMBERSHIP_STATES, USER_STATES } from './enterprise.js';
+export { EXPORT_STATES } from './compliance.js';
+export { MEMBERSHIP_STATES, USER_STATES } from './enterprise.js';
 export { MERGE_FIELDS_MAX, RECORDS_PER_REQUEST } from './records.js';
-export {
-  SCIM_ENTERPRISE_USER_URI,
-  SCIM_GROUP_URI,
-  SCIM_PATCH_OP_URI,
-  SCIM_PATCH_OPS,
-  SCIM_USER_URI,
-} from './scim.js';
 export {
   CHOICE_COLORS,
   FIELD_DESCRIPTION_MAX,
@@ -83,7 +71,19 @@ export {
   PRIMARY_FIELD_TYPES,
   WRITABLE_FIELD_TYPES,
   type WritableFieldType,
-} from './tables.js';
+} from './schema.js';
+export {
+  SCIM_ENTERPRISE_USER_URI,
+  SCIM_GROUP_URI,
+  SCIM_PATCH_OP_URI,
+  SCIM_PATCH_OPS,
+  SCIM_USER_URI,
+} from './scim.js';
+export {
+  INTERFACE_PERMISSION_LEVELS,
+  PERMISSION_LEVELS,
+  TOGGLE_STATES,
+} from './sharing.js';
 export { WEBHOOK_CHANGE_TYPES, WEBHOOK_DATA_TYPES, WEBHOOK_SOURCES } from './webhooks.js';
 export { RESTRICTIONS, WORKSPACE_PERMISSION_LEVELS } from './workspaces.js';
 

@@ -2,7 +2,7 @@
 // invite people or create shares.
 
 import { z } from 'zod';
-import { oneCollaborator } from './collaboration.js';
+import { oneCollaborator } from './sharing.js';
 
 /** Permission levels in a workspace: the base levels plus owner. */
 export const WORKSPACE_PERMISSION_LEVELS = ['owner', 'create', 'edit', 'comment', 'read'] as const;

@@ -2,15 +2,14 @@
 // declarative rows over the generic executor.
 
 import { z } from 'zod';
-import { endpointTool } from '../../../runtime/endpoint.js';
+import { STORE_OPERATIONS } from '../endpoints.js';
 import { BULK_RECORDS_PER_REQUEST, STORE_BODIES } from '../schemas/index.js';
-import { client, DESTROY, id, READ_ONLY, strings, UPDATE } from './shared.js';
+import { client, DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
 
-const TABLE = '/v0/{enterpriseAccountId}/{dataTableId}';
 const tablePath = { enterpriseAccountId: 'enterprise_account_id', dataTableId: 'data_table_id' };
 
 export const BULK_TABLE_TOOLS = [
-  endpointTool({
+  storeTool({
     name: 'DeleteRecordsByPrimaryKeys',
     title: 'Delete rows by key',
     description: `Delete up to ${BULK_RECORDS_PER_REQUEST} rows of a data table by primary key.`,
@@ -18,15 +17,14 @@ export const BULK_TABLE_TOOLS = [
     requestBody: STORE_BODIES.deleteBulkRecords,
     hints: DESTROY,
     endpoint: {
-      method: 'POST',
-      path: `${TABLE}/deleteRecords`,
+      operation: STORE_OPERATIONS.DeleteDataTableRecords,
       pathParams: tablePath,
       // Deleting the same keys again leaves the same table.
       idempotent: true,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'ReadBulkTableRecords',
     title: 'Read rows',
     description: 'Read rows of a data table by primary key or page by cursor.',
@@ -52,8 +50,7 @@ export const BULK_TABLE_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'POST',
-      path: `${TABLE}/getRecords`,
+      operation: STORE_OPERATIONS.GetDataTableRecords,
       pathParams: tablePath,
       body: (args) =>
         Object.fromEntries(
@@ -69,14 +66,14 @@ export const BULK_TABLE_TOOLS = [
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpsertStoreRecords',
     title: 'Upsert rows',
     description: `Insert or update up to ${BULK_RECORDS_PER_REQUEST} rows of a data table by primary key.`,
     input: z.object({ enterprise_account_id: id().optional(), data_table_id: id().optional() }),
     requestBody: STORE_BODIES.upsertBulkRecords,
     hints: UPDATE,
-    endpoint: { method: 'PUT', path: `${TABLE}/upsertRecords`, pathParams: tablePath },
+    endpoint: { operation: STORE_OPERATIONS.UpsertDataTableRecords, pathParams: tablePath },
     client,
   }),
 ];

@@ -1,35 +1,25 @@
-// Enterprise administration: account info, audit logs, change events, eDiscovery exports, descendant
-// accounts, moves between accounts, users, admin access and user groups. 24 StoreApi tools as declarative
-// rows over the generic executor; they need an enterprise admin's token.
+// Enterprise administration: account info, descendant accounts, moves between accounts, users, admin access
+// and user groups. 16 StoreApi tools as declarative rows over the generic executor; they need an enterprise
+// admin's token. Audit logs, change events and eDiscovery exports are in compliance.ts.
 
 import { z } from 'zod';
-import { endpointTool } from '../../../runtime/endpoint.js';
-import type { ArgumentIssue } from '../../../runtime/errors.js';
-import { EXPORT_STATES, STORE_BODIES, USER_STATES } from '../schemas/index.js';
-import { airtableQuery, CREATE, client, DESTROY, id, READ_ONLY, strings, UPDATE } from './shared.js';
-
-const ENT = '/v0/meta/enterpriseAccounts/{enterpriseAccountId}';
-const entPath = { enterpriseAccountId: 'enterprise_account_id' };
+import { STORE_OPERATIONS } from '../endpoints.js';
+import { STORE_BODIES, USER_STATES } from '../schemas/index.js';
+import {
+  airtableQuery,
+  CREATE,
+  client,
+  DESTROY,
+  entPath,
+  id,
+  READ_ONLY,
+  storeTool,
+  strings,
+  UPDATE,
+} from './shared.js';
 
 /** Values each user filter (ids, emails) may list in one call. */
 const MAX_USERS_PER_FILTER = 100;
-
-const dateTime = (description: string) =>
-  z.iso
-    .datetime({ offset: true, error: 'an ISO 8601 date-time, e.g. 2026-03-01T00:00:00Z' })
-    .optional()
-    .describe(description);
-
-/** end_time, when both are given, must come after start_time. */
-function timeWindow(args: {
-  start_time?: string | undefined;
-  end_time?: string | undefined;
-}): ArgumentIssue[] {
-  if (args.start_time === undefined || args.end_time === undefined) return [];
-  return Date.parse(args.end_time) > Date.parse(args.start_time)
-    ? []
-    : [{ field: 'end_time', problem: 'must be later than start_time' }];
-}
 
 const userList = (description: string) =>
   z
@@ -41,11 +31,8 @@ const userList = (description: string) =>
     .optional()
     .describe(description);
 
-const pageSize = (max: number) =>
-  z.int().min(1).max(max).optional().describe(`Per page, 1 to ${max} (default 10).`);
-
 export const ENTERPRISE_TOOLS = [
-  endpointTool({
+  storeTool({
     name: 'GetEnterpriseInfo',
     title: 'Get an enterprise account',
     description: 'Enterprise account: domains, users, groups, workspaces, descendants.',
@@ -55,179 +42,24 @@ export const ENTERPRISE_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: ENT,
+      operation: STORE_OPERATIONS.GetEnterprise,
       pathParams: entPath,
       query: { include: 'fields_to_include' },
       serializeQuery: airtableQuery,
     },
     client,
   }),
-  endpointTool({
-    name: 'GetAuditLogEvents',
-    title: 'Get audit log events',
-    description: 'Audit log events of the enterprise, filtered and paged (next/previous).',
-    input: z.object({
-      enterprise_account_id: id(),
-      start_time: dateTime('Earliest event, inclusive (default 180 days ago).'),
-      end_time: dateTime('Latest event, exclusive (default now).'),
-      event_category: z.string().optional().describe('Only this category of events.'),
-      event_type: z.string().optional().describe('Only this event type, e.g. createBase.'),
-      filter_by_originating_user_id: z.string().optional().describe('Only events by this user (usr…).'),
-      model_identifier: z.string().optional().describe('Only events on this object id.'),
-      next_page_token: z.string().optional().describe('pagination.next: the page of newer events.'),
-      previous_event_marker: z
-        .string()
-        .optional()
-        .describe('pagination.previous: the page of older events (the next page when newest first).'),
-      page_size: z.int().min(1).max(1000).optional().describe('Events per page, 1 to 1000 (default 10).'),
-      sort_order: z.enum(['ascending', 'descending']).optional().describe('Default descending.'),
-    }),
-    hints: READ_ONLY,
-    check: timeWindow,
-    endpoint: {
-      method: 'GET',
-      path: `${ENT}/auditLogEvents`,
-      pathParams: entPath,
-      query: {
-        startTime: 'start_time',
-        endTime: 'end_time',
-        category: 'event_category',
-        eventType: 'event_type',
-        originatingUserId: 'filter_by_originating_user_id',
-        modelId: 'model_identifier',
-        next: 'next_page_token',
-        previous: 'previous_event_marker',
-        pageSize: 'page_size',
-        sortOrder: 'sort_order',
-      },
-    },
-    client,
-  }),
-  endpointTool({
-    name: 'RetrieveAuditLogRequests',
-    title: 'List audit log requests',
-    description: 'Audit log export requests of the enterprise and their state.',
-    input: z.object({
-      enterprise_account_id: id(),
-      audit_log_page_size: pageSize(100),
-      pagination_offset: z.int().min(0).optional().describe('offset from the previous page.'),
-    }),
-    hints: READ_ONLY,
-    endpoint: {
-      method: 'GET',
-      path: `${ENT}/auditLogs`,
-      pathParams: entPath,
-      query: { pageSize: 'audit_log_page_size', offset: 'pagination_offset' },
-    },
-    client,
-  }),
-  endpointTool({
-    name: 'CreateAuditLogRequest',
-    title: 'Request an audit log export',
-    description: 'Start an export of one month or day of audit log events.',
-    input: z.object({ enterprise_account_id: id().optional() }),
-    requestBody: STORE_BODIES.createAuditLogRequest,
-    hints: CREATE,
-    endpoint: { method: 'POST', path: `${ENT}/auditLogs`, pathParams: entPath },
-    client,
-  }),
-  endpointTool({
-    name: 'RetrieveAuditLog',
-    title: 'Get an audit log request',
-    description: 'State of an audit log export, with download links when done.',
-    input: z.object({ audit_log_task_id: id(), enterprise_account_id: id() }),
-    hints: READ_ONLY,
-    endpoint: {
-      method: 'GET',
-      path: `${ENT}/auditLogs/{enterpriseAuditLogTaskId}`,
-      pathParams: { ...entPath, enterpriseAuditLogTaskId: 'audit_log_task_id' },
-    },
-    client,
-  }),
-  endpointTool({
-    name: 'GetStoreChangeEvents',
-    title: 'Get change events',
-    description: 'Base change events of the last 14 days, newest first (next page: offset).',
-    input: z.object({
-      enterprise_account_id: id(),
-      start_time: dateTime('Earliest event, inclusive.'),
-      end_time: dateTime('Latest event, exclusive.'),
-      page_size_limit: pageSize(100),
-      pagination_offset: z.string().optional().describe('offset from the previous page.'),
-    }),
-    hints: READ_ONLY,
-    check: timeWindow,
-    endpoint: {
-      method: 'GET',
-      path: `${ENT}/changeEvents`,
-      pathParams: entPath,
-      query: {
-        startTime: 'start_time',
-        endTime: 'end_time',
-        pageSize: 'page_size_limit',
-        offset: 'pagination_offset',
-      },
-    },
-    client,
-  }),
-  endpointTool({
+  storeTool({
     name: 'CreateDescendantEnterpriseAccount',
     title: 'Create a descendant account',
     description: 'Create a descendant of a root account with Enterprise Hub.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.createDescendantAccount,
     hints: CREATE,
-    endpoint: { method: 'POST', path: `${ENT}/descendants`, pathParams: entPath },
+    endpoint: { operation: STORE_OPERATIONS.CreateDescendantEnterprise, pathParams: entPath },
     client,
   }),
-  endpointTool({
-    name: 'GetEdiscoveryExportsStatus',
-    title: 'List eDiscovery exports',
-    description: 'eDiscovery exports of the enterprise, optionally by state.',
-    input: z.object({
-      enterprise_account_id: id(),
-      ediscovery_export_state: z.enum(EXPORT_STATES).optional().describe('Only exports in this state.'),
-      pagination_offset: z
-        .int()
-        .min(0)
-        .optional()
-        .describe('Exports to skip (offset from the previous page).'),
-      result_page_size: pageSize(100),
-    }),
-    hints: READ_ONLY,
-    endpoint: {
-      method: 'GET',
-      path: `${ENT}/exports`,
-      pathParams: entPath,
-      query: { state: 'ediscovery_export_state', offset: 'pagination_offset', pageSize: 'result_page_size' },
-    },
-    client,
-  }),
-  endpointTool({
-    name: 'CreateEdiscoveryExport',
-    title: 'Start an eDiscovery export',
-    description: 'Start an eDiscovery export of one base.',
-    input: z.object({ enterprise_account_id: id().optional() }),
-    requestBody: STORE_BODIES.createEdiscoveryExport,
-    hints: CREATE,
-    endpoint: { method: 'POST', path: `${ENT}/exports`, pathParams: entPath },
-    client,
-  }),
-  endpointTool({
-    name: 'GetEdiscoveryExportStatus',
-    title: 'Get an eDiscovery export',
-    description: 'State of an eDiscovery export, with download links when done.',
-    input: z.object({ enterprise_account_id: id(), enterprise_task_id: id() }),
-    hints: READ_ONLY,
-    endpoint: {
-      method: 'GET',
-      path: `${ENT}/exports/{enterpriseTaskId}`,
-      pathParams: { ...entPath, enterpriseTaskId: 'enterprise_task_id' },
-    },
-    client,
-  }),
-  endpointTool({
+  storeTool({
     name: 'BatchMoveUserGroupsBetweenAccounts',
     title: 'Move user groups',
     description: 'Move user groups to another enterprise account of the organization.',
@@ -239,13 +71,12 @@ export const ENTERPRISE_TOOLS = [
     requestBody: STORE_BODIES.moveUserGroups,
     hints: UPDATE,
     endpoint: {
-      method: 'POST',
-      path: `${ENT}/moveGroups`,
+      operation: STORE_OPERATIONS.MoveUserGroups,
       pathParams: { enterpriseAccountId: 'target_enterprise_account_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'MoveWorkspacesBetweenEnterpriseAccounts',
     title: 'Move workspaces',
     description: 'Move workspaces to another enterprise account of the organization.',
@@ -256,10 +87,10 @@ export const ENTERPRISE_TOOLS = [
     }),
     requestBody: STORE_BODIES.moveWorkspaces,
     hints: UPDATE,
-    endpoint: { method: 'POST', path: `${ENT}/moveWorkspaces`, pathParams: entPath },
+    endpoint: { operation: STORE_OPERATIONS.MoveWorkspaces, pathParams: entPath },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteUsersByEmail',
     title: 'Delete users by email',
     description: 'Delete enterprise users by email address.',
@@ -281,15 +112,14 @@ export const ENTERPRISE_TOOLS = [
         ? [{ field: 'email_addresses', problem: 'give the email addresses of the users to delete' }]
         : [],
     endpoint: {
-      method: 'DELETE',
-      path: `${ENT}/users`,
+      operation: STORE_OPERATIONS.DeleteUsersByEmail,
       pathParams: entPath,
       query: { email: 'email_addresses' },
       serializeQuery: airtableQuery,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'GetStoreUserInfo',
     title: 'Get enterprise users',
     description: 'Enterprise users by id or email, with their state and groups.',
@@ -305,68 +135,66 @@ export const ENTERPRISE_TOOLS = [
         ? [{ field: 'user_ids', problem: 'give user_ids, user_emails, or both' }]
         : [],
     endpoint: {
-      method: 'GET',
-      path: `${ENT}/users`,
+      operation: STORE_OPERATIONS.GetUsersByIdOrEmail,
       pathParams: entPath,
       query: { include: 'include_fields', email: 'user_emails', id: 'user_ids' },
       serializeQuery: airtableQuery,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'BatchManageEnterpriseUsers',
     title: 'Update enterprise users',
     description: 'Change the state or names of several enterprise users, named by id or email.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.manageEnterpriseUsers,
     hints: UPDATE,
-    endpoint: { method: 'PATCH', path: `${ENT}/users`, pathParams: entPath, idempotent: true },
+    endpoint: { operation: STORE_OPERATIONS.ManageUserBatched, pathParams: entPath, idempotent: true },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'BatchManageUserMembership',
     title: 'Claim or release users',
     description: 'Make users managed or unmanaged by the enterprise.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.manageUserMembership,
     hints: UPDATE,
-    endpoint: { method: 'POST', path: `${ENT}/users/claim`, pathParams: entPath },
+    endpoint: { operation: STORE_OPERATIONS.ManageUserMembership, pathParams: entPath },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'GrantAdminAccess',
     title: 'Grant admin access',
     description: 'Make users enterprise admins.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.grantAdminAccess,
     hints: UPDATE,
-    endpoint: { method: 'POST', path: `${ENT}/users/grantAdminAccess`, pathParams: entPath },
+    endpoint: { operation: STORE_OPERATIONS.GrantAdminAccess, pathParams: entPath },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'RevokeAdminAccess',
     title: 'Revoke admin access',
     description: 'Take enterprise admin access away from users.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.revokeAdminAccess,
     hints: DESTROY,
-    endpoint: { method: 'POST', path: `${ENT}/users/revokeAdminAccess`, pathParams: entPath },
+    endpoint: { operation: STORE_OPERATIONS.RevokeAdminAccess, pathParams: entPath },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteEnterpriseUser',
     title: 'Delete an enterprise user',
     description: 'Delete an enterprise user.',
     input: z.object({ enterprise_account_id: id(), user_id: id() }),
     hints: DESTROY,
     endpoint: {
-      method: 'DELETE',
-      path: `${ENT}/users/{userId}`,
+      operation: STORE_OPERATIONS.DeleteUserById,
       pathParams: { ...entPath, userId: 'user_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'GetUserInformation',
     title: 'Get an enterprise user',
     description: 'One enterprise user with state, groups and, on request, collaborations.',
@@ -377,15 +205,14 @@ export const ENTERPRISE_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: `${ENT}/users/{userId}`,
+      operation: STORE_OPERATIONS.GetUserById,
       pathParams: { ...entPath, userId: 'user_id' },
       query: { include: 'include_fields' },
       serializeQuery: airtableQuery,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'ManageEnterpriseAccountUser',
     title: 'Update an enterprise user',
     description: "Change a user's email, names or state.",
@@ -414,8 +241,7 @@ export const ENTERPRISE_TOOLS = [
           ]
         : [],
     endpoint: {
-      method: 'PATCH',
-      path: `${ENT}/users/{userId}`,
+      operation: STORE_OPERATIONS.ManageUser,
       pathParams: { ...entPath, userId: 'user_id' },
       body: (args) =>
         Object.fromEntries(
@@ -430,7 +256,7 @@ export const ENTERPRISE_TOOLS = [
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'LogoutEnterpriseUser',
     title: 'Log out a user',
     description: 'End all sessions of an enterprise user.',
@@ -441,15 +267,14 @@ export const ENTERPRISE_TOOLS = [
     }),
     hints: UPDATE,
     endpoint: {
-      method: 'POST',
-      path: `${ENT}/users/{userId}/logout`,
+      operation: STORE_OPERATIONS.LogoutUser,
       pathParams: { ...entPath, userId: 'enterprise_user_id' },
       body: (args) => args.logout_request_body,
       idempotent: true,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'RemoveUserFromEnterprise',
     title: 'Remove a user from the enterprise',
     description: 'Unshare a user from all enterprise assets and revoke admin access.',
@@ -457,13 +282,12 @@ export const ENTERPRISE_TOOLS = [
     requestBody: STORE_BODIES.removeUserFromEnterprise,
     hints: DESTROY,
     endpoint: {
-      method: 'POST',
-      path: `${ENT}/users/{userId}/remove`,
+      operation: STORE_OPERATIONS.RemoveUserFromEnterprise,
       pathParams: { ...entPath, userId: 'user_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'GetUserGroupInfo',
     title: 'Get a user group',
     description: 'A user group with its members and, on request, collaborations.',
@@ -473,8 +297,7 @@ export const ENTERPRISE_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: '/v0/meta/groups/{groupId}',
+      operation: STORE_OPERATIONS.GetUserGroup,
       pathParams: { groupId: 'user_group_id' },
       query: { include: 'include_additional_info' },
       serializeQuery: airtableQuery,

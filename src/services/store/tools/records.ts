@@ -1,8 +1,8 @@
 // Records, attachments and comments: 14 StoreApi tools as declarative rows over the generic executor.
 
 import { z } from 'zod';
-import { endpointTool } from '../../../runtime/endpoint.js';
 import type { ArgumentIssue } from '../../../runtime/errors.js';
+import { STORE_OPERATIONS } from '../endpoints.js';
 import { STORE_BODIES } from '../schemas/index.js';
 import {
   airtableQuery,
@@ -12,6 +12,7 @@ import {
   id,
   READ_ONLY,
   type StoreContext,
+  storeTool,
   strings,
   UPDATE,
 } from './shared.js';
@@ -73,7 +74,7 @@ const listInput = z.object({
   user_locale: z.string().optional().describe('Locale for string format, e.g. en-gb.'),
 });
 
-const listRecords = endpointTool({
+const listRecords = storeTool({
   name: 'ListStoreRecords',
   title: 'List records',
   description: 'List records of a table, filtered, sorted and paged (next page: offset).',
@@ -98,8 +99,7 @@ const listRecords = endpointTool({
     return issues;
   },
   endpoint: {
-    method: 'GET',
-    path: '/v0/{baseId}/{tableIdOrName}',
+    operation: STORE_OPERATIONS.ListRecords,
     pathParams: { baseId: 'base_id', tableIdOrName: 'table_id_or_name' },
     query: {
       cellFormat: 'cell_format_method',
@@ -121,21 +121,15 @@ const listRecords = endpointTool({
     // The upstream takes time zone and locale only in the query, even on the POST form.
     longUrl: {
       maxUrlLength: MAX_URL_LENGTH,
-      method: 'POST',
-      path: '/v0/{baseId}/{tableIdOrName}/listRecords',
+      ...STORE_OPERATIONS.ListRecordsByPost,
       keepInQuery: ['timeZone', 'userLocale'],
     },
   },
   client,
 });
 
-const recordPath = {
-  method: 'GET' as const,
-  path: '/v0/{baseId}/{tableIdOrName}/{recordId}',
-};
-
 export const RECORD_TOOLS = [
-  endpointTool({
+  storeTool({
     name: 'UploadAttachmentToStore',
     title: 'Upload an attachment',
     description: 'Upload a file (base64, at most 5 MB) into an attachment field of a record.',
@@ -147,8 +141,7 @@ export const RECORD_TOOLS = [
     requestBody: STORE_BODIES.uploadAttachment,
     hints: CREATE,
     endpoint: {
-      method: 'POST',
-      path: '/v0/{baseId}/{recordId}/{attachmentFieldIdOrName}/uploadAttachment',
+      operation: STORE_OPERATIONS.UploadAttachment,
       pathParams: {
         baseId: 'store_base_id',
         recordId: 'store_record_id',
@@ -157,7 +150,7 @@ export const RECORD_TOOLS = [
     },
     client: (ctx: StoreContext, call) => ctx.api.forCall(call, 'content'),
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteMultipleRecords',
     title: 'Delete records',
     description: 'Delete up to 10 records by id.',
@@ -179,15 +172,14 @@ export const RECORD_TOOLS = [
           ];
     },
     endpoint: {
-      method: 'DELETE',
-      path: '/v0/{baseId}/{tableIdOrName}',
+      operation: STORE_OPERATIONS.DeleteMultipleRecords,
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier' },
       query: { 'records[]': 'record_ids_to_delete' },
     },
     client,
   }),
   listRecords,
-  endpointTool({
+  storeTool({
     name: 'UpdateStoreRecords',
     title: 'Update records',
     description: 'Update up to 10 records (changed fields only), or upsert with performUpsert.',
@@ -195,15 +187,14 @@ export const RECORD_TOOLS = [
     requestBody: STORE_BODIES.updateRecords,
     hints: UPDATE,
     endpoint: {
-      method: 'PATCH',
-      path: '/v0/{baseId}/{tableIdOrName}',
+      operation: STORE_OPERATIONS.UpdateMultipleRecords,
       pathParams: { baseId: 'store_base_id', tableIdOrName: 'store_table_id_or_name' },
       // A plain update sets given values; an upsert may create, so it is not repeated blindly.
       idempotent: false,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'CreateStoreRecords',
     title: 'Create records',
     description: 'Create up to 10 records.',
@@ -211,13 +202,12 @@ export const RECORD_TOOLS = [
     requestBody: STORE_BODIES.createRecords,
     hints: CREATE,
     endpoint: {
-      method: 'POST',
-      path: '/v0/{baseId}/{tableIdOrName}',
+      operation: STORE_OPERATIONS.CreateRecords,
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_id_or_name' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'BulkUpdateStore',
     title: 'Replace records',
     description: 'Replace up to 10 records: fields not given are cleared. Upsert with performUpsert.',
@@ -225,28 +215,26 @@ export const RECORD_TOOLS = [
     requestBody: STORE_BODIES.replaceRecords,
     hints: DESTROY,
     endpoint: {
-      method: 'PUT',
-      path: '/v0/{baseId}/{tableIdOrName}',
+      operation: STORE_OPERATIONS.ReplaceMultipleRecords,
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier' },
       // With performUpsert a PUT may create records, so a retry could create twice.
       idempotent: false,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteStoreRecord',
     title: 'Delete a record',
     description: 'Delete one record.',
     input: z.object({ store_base_id: id(), record_id: id(), table_identifier: id() }),
     hints: DESTROY,
     endpoint: {
-      method: 'DELETE',
-      path: '/v0/{baseId}/{tableIdOrName}/{recordId}',
+      operation: STORE_OPERATIONS.DeleteRecord,
       pathParams: { baseId: 'store_base_id', tableIdOrName: 'table_identifier', recordId: 'record_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'StoreGetRecord',
     title: 'Get a record',
     description: 'One record with its fields.',
@@ -259,7 +247,7 @@ export const RECORD_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      ...recordPath,
+      operation: STORE_OPERATIONS.GetRecord,
       pathParams: { baseId: 'store_base_id', tableIdOrName: 'table_identifier', recordId: 'record_id' },
       query: { cellFormat: 'cell_format', returnFieldsByFieldId: 'return_fields_by_field_id' },
       // The upstream needs a time zone and locale for string cells and this tool has no parameters for them.
@@ -267,7 +255,7 @@ export const RECORD_TOOLS = [
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateStoreRecord',
     title: 'Update a record',
     description: 'Update one record (changed fields only).',
@@ -279,14 +267,13 @@ export const RECORD_TOOLS = [
     requestBody: STORE_BODIES.updateRecord,
     hints: UPDATE,
     endpoint: {
-      method: 'PATCH',
-      path: '/v0/{baseId}/{tableIdOrName}/{recordId}',
+      operation: STORE_OPERATIONS.UpdateRecord,
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_id_or_name', recordId: 'store_record_id' },
       idempotent: true,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'ModifyStoreEntry',
     title: 'Replace a record',
     description: 'Replace one record: fields not given are cleared.',
@@ -298,13 +285,12 @@ export const RECORD_TOOLS = [
     requestBody: STORE_BODIES.replaceRecord,
     hints: DESTROY,
     endpoint: {
-      method: 'PUT',
-      path: '/v0/{baseId}/{tableIdOrName}/{recordId}',
+      operation: STORE_OPERATIONS.ReplaceRecord,
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier', recordId: 'record_identifier' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'GetRecordComments',
     title: 'List comments',
     description: "A record's comments, newest first (next page: offset).",
@@ -317,14 +303,13 @@ export const RECORD_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: '/v0/{baseId}/{tableIdOrName}/{recordId}/comments',
+      operation: STORE_OPERATIONS.ListComments,
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier', recordId: 'record_id' },
       query: { offset: 'pagination_offset', pageSize: 'results_page_size' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'AddRecordComment',
     title: 'Comment on a record',
     description: 'Add a comment (or a reply) to a record.',
@@ -336,8 +321,7 @@ export const RECORD_TOOLS = [
     requestBody: STORE_BODIES.createComment,
     hints: CREATE,
     endpoint: {
-      method: 'POST',
-      path: '/v0/{baseId}/{tableIdOrName}/{recordId}/comments',
+      operation: STORE_OPERATIONS.CreateComment,
       pathParams: {
         baseId: 'base_identifier',
         tableIdOrName: 'table_identifier',
@@ -346,7 +330,7 @@ export const RECORD_TOOLS = [
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteCommentFromRecord',
     title: 'Delete a comment',
     description: 'Delete a comment you wrote.',
@@ -358,8 +342,7 @@ export const RECORD_TOOLS = [
     }),
     hints: DESTROY,
     endpoint: {
-      method: 'DELETE',
-      path: '/v0/{baseId}/{tableIdOrName}/{recordId}/comments/{rowCommentId}',
+      operation: STORE_OPERATIONS.DeleteComment,
       pathParams: {
         baseId: 'store_base_id',
         tableIdOrName: 'table_id_or_name',
@@ -369,7 +352,7 @@ export const RECORD_TOOLS = [
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateRecordComment',
     title: 'Edit a comment',
     description: 'Change the text of a comment you wrote.',
@@ -382,8 +365,7 @@ export const RECORD_TOOLS = [
     requestBody: STORE_BODIES.updateComment,
     hints: UPDATE,
     endpoint: {
-      method: 'PATCH',
-      path: '/v0/{baseId}/{tableIdOrName}/{recordId}/comments/{rowCommentId}',
+      operation: STORE_OPERATIONS.UpdateComment,
       pathParams: {
         baseId: 'base_identifier',
         tableIdOrName: 'table_id_or_name',

@@ -1,55 +1,64 @@
 // Bases, tables, fields and views: 11 StoreApi tools as declarative rows over the generic executor.
 
 import { z } from 'zod';
-import { endpointTool } from '../../../runtime/endpoint.js';
+import { STORE_OPERATIONS } from '../endpoints.js';
 import { FIELD_DESCRIPTION_MAX, STORE_BODIES } from '../schemas/index.js';
-import { airtableQuery, CREATE, client, DESTROY, id, READ_ONLY, strings, UPDATE } from './shared.js';
+import {
+  airtableQuery,
+  CREATE,
+  client,
+  DESTROY,
+  id,
+  READ_ONLY,
+  storeTool,
+  strings,
+  UPDATE,
+} from './shared.js';
 
 export const SCHEMA_TOOLS = [
-  endpointTool({
+  storeTool({
     name: 'ListStoreBases',
     title: 'List bases',
     description: 'Bases the token can reach, with permission levels (next page: offset).',
     input: z.object({ pagination_offset: z.string().optional().describe('offset from the previous page.') }),
     hints: READ_ONLY,
-    endpoint: { method: 'GET', path: '/v0/meta/bases', query: { offset: 'pagination_offset' } },
+    endpoint: { operation: STORE_OPERATIONS.ListBases, query: { offset: 'pagination_offset' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'CreateStoreBase',
     title: 'Create a base',
     description: 'Create a base in a workspace, with its tables and fields.',
     input: z.object({}),
     requestBody: STORE_BODIES.createBase,
     hints: CREATE,
-    endpoint: { method: 'POST', path: '/v0/meta/bases' },
+    endpoint: { operation: STORE_OPERATIONS.CreateBase },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteStoreBase',
     title: 'Delete a base',
     description: 'Delete a base and everything in it.',
     input: z.object({ base_id: id() }),
     hints: DESTROY,
-    endpoint: { method: 'DELETE', path: '/v0/meta/bases/{baseId}', pathParams: { baseId: 'base_id' } },
+    endpoint: { operation: STORE_OPERATIONS.DeleteBase, pathParams: { baseId: 'base_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'GetStoreBaseSchema',
     title: 'Get base schema',
     description: 'Tables of a base with their fields and views.',
     input: z.object({ store_base_id: id(), fields_to_include: strings('Extras: visibleFieldIds.') }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: '/v0/meta/bases/{baseId}/tables',
+      operation: STORE_OPERATIONS.GetBaseSchema,
       pathParams: { baseId: 'store_base_id' },
       query: { include: 'fields_to_include' },
       serializeQuery: airtableQuery,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'CreateStoreTable',
     title: 'Create a table',
     description: 'Create a table with its fields; returns its schema.',
@@ -57,13 +66,12 @@ export const SCHEMA_TOOLS = [
     requestBody: STORE_BODIES.createTable,
     hints: CREATE,
     endpoint: {
-      method: 'POST',
-      path: '/v0/meta/bases/{baseId}/tables',
+      operation: STORE_OPERATIONS.CreateTable,
       pathParams: { baseId: 'store_base_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateStoreTable',
     title: 'Update a table',
     description: "Change a table's name or description.",
@@ -71,14 +79,13 @@ export const SCHEMA_TOOLS = [
     requestBody: STORE_BODIES.updateTable,
     hints: UPDATE,
     endpoint: {
-      method: 'PATCH',
-      path: '/v0/meta/bases/{baseId}/tables/{tableIdOrName}',
+      operation: STORE_OPERATIONS.UpdateTable,
       pathParams: { baseId: 'store_base_id', tableIdOrName: 'table_id_or_name' },
       idempotent: true,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'CreateStoreField',
     title: 'Create a field',
     description: 'Add a field to a table; returns its schema.',
@@ -86,13 +93,12 @@ export const SCHEMA_TOOLS = [
     requestBody: STORE_BODIES.createField,
     hints: CREATE,
     endpoint: {
-      method: 'POST',
-      path: '/v0/meta/bases/{baseId}/tables/{tableId}/fields',
+      operation: STORE_OPERATIONS.CreateField,
       pathParams: { baseId: 'store_base_id', tableId: 'table_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateStoreFieldDetails',
     title: 'Rename or describe a field',
     description: "Change a field's name and/or description.",
@@ -113,8 +119,7 @@ export const SCHEMA_TOOLS = [
         ? [{ field: 'new_field_name', problem: 'give new_field_name, new_field_description, or both' }]
         : [],
     endpoint: {
-      method: 'PATCH',
-      path: '/v0/meta/bases/{baseId}/tables/{tableId}/fields/{columnId}',
+      operation: STORE_OPERATIONS.UpdateField,
       pathParams: { baseId: 'store_base_id', tableId: 'store_table_id', columnId: 'field_column_id' },
       body: (args) => ({
         ...(args.new_field_name !== undefined ? { name: args.new_field_name } : {}),
@@ -124,35 +129,33 @@ export const SCHEMA_TOOLS = [
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'ListStoreBaseViews',
     title: 'List views',
     description: 'Views of a base.',
     input: z.object({ store_base_id: id(), fields_to_include: strings('Extras: visibleFieldIds.') }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: '/v0/meta/bases/{baseId}/views',
+      operation: STORE_OPERATIONS.ListViews,
       pathParams: { baseId: 'store_base_id' },
       query: { include: 'fields_to_include' },
       serializeQuery: airtableQuery,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteStoreView',
     title: 'Delete a view',
     description: 'Delete a view (the records stay).',
     input: z.object({ store_base_id: id(), view_identifier: id() }),
     hints: DESTROY,
     endpoint: {
-      method: 'DELETE',
-      path: '/v0/meta/bases/{baseId}/views/{viewId}',
+      operation: STORE_OPERATIONS.DeleteView,
       pathParams: { baseId: 'store_base_id', viewId: 'view_identifier' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'GetStoreViewMetadata',
     title: 'Get a view',
     description: "A view's type, name and, on request, visible fields.",
@@ -163,8 +166,7 @@ export const SCHEMA_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: '/v0/meta/bases/{baseId}/views/{viewId}',
+      operation: STORE_OPERATIONS.GetViewMetadata,
       pathParams: { baseId: 'base_identifier', viewId: 'view_identifier' },
       query: { include: 'include_fields' },
       serializeQuery: airtableQuery,

@@ -1,12 +1,12 @@
 // SCIM provisioning of users and groups: 12 StoreApi tools as declarative rows over the generic executor.
 
 import { z } from 'zod';
-import { endpointTool } from '../../../runtime/endpoint.js';
+import { STORE_OPERATIONS } from '../endpoints.js';
 import { STORE_BODIES } from '../schemas/index.js';
-import { CREATE, client, DESTROY, id, READ_ONLY, UPDATE } from './shared.js';
+import { CREATE, client, DESTROY, id, READ_ONLY, storeTool, UPDATE } from './shared.js';
 
 export const SCIM_TOOLS = [
-  endpointTool({
+  storeTool({
     name: 'ListScimGroups',
     title: 'List SCIM groups',
     description: 'SCIM groups of the enterprise, optionally filtered.',
@@ -16,61 +16,60 @@ export const SCIM_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: '/scim/v2/Groups',
+      operation: STORE_OPERATIONS.ListScimGroups,
       query: { filter: 'filter_criteria', count: 'group_count' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'CreateScimGroup',
     title: 'Create a SCIM group',
     description: 'Create an empty SCIM group.',
     input: z.object({}),
     requestBody: STORE_BODIES.createScimGroup,
     hints: CREATE,
-    endpoint: { method: 'POST', path: '/scim/v2/Groups' },
+    endpoint: { operation: STORE_OPERATIONS.CreateScimGroup },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteScimGroup',
     title: 'Delete a SCIM group',
     description: 'Delete a SCIM group; its users stay.',
     input: z.object({ group_id: id() }),
     hints: DESTROY,
-    endpoint: { method: 'DELETE', path: '/scim/v2/Groups/{groupId}', pathParams: { groupId: 'group_id' } },
+    endpoint: { operation: STORE_OPERATIONS.DeleteScimGroup, pathParams: { groupId: 'group_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'FetchScimGroup',
     title: 'Get a SCIM group',
     description: 'One SCIM group with its members.',
     input: z.object({ scim_group_id: id() }),
     hints: READ_ONLY,
-    endpoint: { method: 'GET', path: '/scim/v2/Groups/{groupId}', pathParams: { groupId: 'scim_group_id' } },
+    endpoint: { operation: STORE_OPERATIONS.GetScimGroup, pathParams: { groupId: 'scim_group_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateGroupDetails',
     title: 'Patch a SCIM group',
     description: 'Apply SCIM patch operations to a group (name, members).',
     input: z.object({ group_id: id().optional() }),
     requestBody: STORE_BODIES.patchScimGroup,
     hints: UPDATE,
-    endpoint: { method: 'PATCH', path: '/scim/v2/Groups/{groupId}', pathParams: { groupId: 'group_id' } },
+    endpoint: { operation: STORE_OPERATIONS.PatchScimGroup, pathParams: { groupId: 'group_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateGroupAttributes',
     title: 'Replace a SCIM group',
     description: "Replace a group's name and whole member list.",
     input: z.object({ group_id: id().optional() }),
     requestBody: STORE_BODIES.replaceScimGroup,
     hints: DESTROY,
-    endpoint: { method: 'PUT', path: '/scim/v2/Groups/{groupId}', pathParams: { groupId: 'group_id' } },
+    endpoint: { operation: STORE_OPERATIONS.PutScimGroup, pathParams: { groupId: 'group_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'ListScimUsers',
     title: 'List SCIM users',
     description: 'SCIM users of the enterprise, paged from start_index.',
@@ -81,58 +80,57 @@ export const SCIM_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: '/scim/v2/Users',
+      operation: STORE_OPERATIONS.ListScimUsers,
       query: { startIndex: 'start_index', count: 'user_count_limit', filter: 'user_filter' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'CreateScimUser',
     title: 'Create a SCIM user',
     description: 'Provision a user (active, SSO sign-in) in the enterprise.',
     input: z.object({}),
     requestBody: STORE_BODIES.createScimUser,
     hints: CREATE,
-    endpoint: { method: 'POST', path: '/scim/v2/Users' },
+    endpoint: { operation: STORE_OPERATIONS.CreateScimUser },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteScimUser',
     title: 'Delete a SCIM user',
     description: 'Delete a SCIM user; not the calling admin, nor a sole workspace owner.',
     input: z.object({ scim_user_id: id() }),
     hints: DESTROY,
-    endpoint: { method: 'DELETE', path: '/scim/v2/Users/{userId}', pathParams: { userId: 'scim_user_id' } },
+    endpoint: { operation: STORE_OPERATIONS.DeleteScimUser, pathParams: { userId: 'scim_user_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'GetScimUser',
     title: 'Get a SCIM user',
     description: 'One user as a SCIM object.',
     input: z.object({ user_id: id() }),
     hints: READ_ONLY,
-    endpoint: { method: 'GET', path: '/scim/v2/Users/{userId}', pathParams: { userId: 'user_id' } },
+    endpoint: { operation: STORE_OPERATIONS.GetScimUser, pathParams: { userId: 'user_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateScimUserRecord',
     title: 'Patch a SCIM user',
     description: 'Apply SCIM patch operations to a user (e.g. active, name).',
     input: z.object({ user_id: id().optional() }),
     requestBody: STORE_BODIES.patchScimUser,
     hints: UPDATE,
-    endpoint: { method: 'PATCH', path: '/scim/v2/Users/{userId}', pathParams: { userId: 'user_id' } },
+    endpoint: { operation: STORE_OPERATIONS.PatchScimUser, pathParams: { userId: 'user_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateUserAttributes',
     title: 'Replace a SCIM user',
     description: "Replace a user's SCIM attributes.",
     input: z.object({ user_id: id().optional() }),
     requestBody: STORE_BODIES.replaceScimUser,
     hints: DESTROY,
-    endpoint: { method: 'PUT', path: '/scim/v2/Users/{userId}', pathParams: { userId: 'user_id' } },
+    endpoint: { operation: STORE_OPERATIONS.PutScimUser, pathParams: { userId: 'user_id' } },
     client,
   }),
 ];

@@ -1,12 +1,29 @@
-// What the StoreApi tool tables share: the context, annotation sets, parameter builders in the spec's types, and
-// the upstream's query encoding (`fields[]=A`, `sort[0][field]=A`).
+// What the StoreApi tool tables share: the context, the row type that names an upstream operation, annotation
+// sets, parameter builders in the spec's types, and the upstream's query encoding (`fields[]=A`, `sort[0][field]=A`).
 
 import { z } from 'zod';
+import { type EndpointSpec, type EndpointToolRow, endpointTool } from '../../../runtime/endpoint.js';
+import type { Operation } from '../../../runtime/operation.js';
+import type { ToolDefinition } from '../../../runtime/tool.js';
 import type { QueryValue } from '../../../runtime/url.js';
-import type { StoreApi } from '../upstream.js';
+import type { StoreClient } from '../client.js';
 
 export interface StoreContext {
-  api: StoreApi;
+  api: StoreClient;
+}
+
+/** A StoreApi tool with the upstream operation (endpoints.ts) it calls, from which its OAuth scope is read. */
+export interface StoreTool extends ToolDefinition<StoreContext> {
+  readonly operation: Operation;
+}
+
+/** An endpoint row whose endpoint names its operation from STORE_OPERATIONS (no method and path of its own). */
+export function storeTool<S extends z.ZodObject>(
+  row: EndpointToolRow<StoreContext, S> & {
+    endpoint: Omit<EndpointSpec, 'method' | 'path'> & { operation: Operation };
+  },
+): StoreTool {
+  return { ...endpointTool(row), operation: row.endpoint.operation };
 }
 
 export { CREATE, DESTROY, READ_ONLY, UPDATE } from '../../../runtime/hints.js';
@@ -20,7 +37,11 @@ export const id = (description?: string) =>
 /** The spec's `a` parameter: an array of strings. */
 export const strings = (description: string) => z.array(z.string().min(1)).optional().describe(description);
 
-export const client = (ctx: StoreContext, call: Parameters<StoreApi['forCall']>[0]) => ctx.api.forCall(call);
+/** The enterprise account's path parameter, as the enterprise and compliance tools name it. */
+export const entPath = { enterpriseAccountId: 'enterprise_account_id' };
+
+export const client = (ctx: StoreContext, call: Parameters<StoreClient['forCall']>[0]) =>
+  ctx.api.forCall(call);
 
 /**
  * The upstream's query encoding: arrays of scalars as repeated `name[]` keys, arrays of objects as

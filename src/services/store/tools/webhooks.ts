@@ -1,51 +1,49 @@
 // Webhooks: 6 StoreApi tools as declarative rows over the generic executor.
 
 import { z } from 'zod';
-import { endpointTool } from '../../../runtime/endpoint.js';
+import { STORE_OPERATIONS } from '../endpoints.js';
 import { STORE_BODIES } from '../schemas/index.js';
-import { CREATE, client, DESTROY, id, READ_ONLY, UPDATE } from './shared.js';
+import { CREATE, client, DESTROY, id, READ_ONLY, storeTool, UPDATE } from './shared.js';
 
 /** The upstream returns at most 50 payloads per call. */
 const MAX_PAYLOADS = 50;
 
 export const WEBHOOK_TOOLS = [
-  endpointTool({
+  storeTool({
     name: 'ListWebhooksForBase',
     title: 'List webhooks',
     description: 'Webhooks of a base with their status and expiry.',
     input: z.object({ base_identifier: id() }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: '/v0/bases/{baseId}/webhooks',
+      operation: STORE_OPERATIONS.ListWebhooks,
       pathParams: { baseId: 'base_identifier' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'CreateStoreWebhook',
     title: 'Create a webhook',
     description: 'Watch a base for changes; returns the id and the MAC secret (shown only once).',
     input: z.object({ base_id: id().optional() }),
     requestBody: STORE_BODIES.createWebhook,
     hints: CREATE,
-    endpoint: { method: 'POST', path: '/v0/bases/{baseId}/webhooks', pathParams: { baseId: 'base_id' } },
+    endpoint: { operation: STORE_OPERATIONS.CreateWebhook, pathParams: { baseId: 'base_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteStoreWebhook',
     title: 'Delete a webhook',
     description: 'Delete a webhook and its payloads.',
     input: z.object({ store_base_id: id(), webhook_id: id() }),
     hints: DESTROY,
     endpoint: {
-      method: 'DELETE',
-      path: '/v0/bases/{baseId}/webhooks/{webhookId}',
+      operation: STORE_OPERATIONS.DeleteWebhook,
       pathParams: { baseId: 'store_base_id', webhookId: 'webhook_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'ToggleWebhookNotifications',
     title: 'Turn webhook pings on or off',
     description: 'Enable or disable the notification pings of a webhook.',
@@ -53,14 +51,13 @@ export const WEBHOOK_TOOLS = [
     requestBody: STORE_BODIES.toggleWebhookNotifications,
     hints: UPDATE,
     endpoint: {
-      method: 'POST',
-      path: '/v0/bases/{baseId}/webhooks/{webhookId}/enableNotifications',
+      operation: STORE_OPERATIONS.EnableWebhookNotifications,
       pathParams: { baseId: 'store_base_id', webhookId: 'webhook_id' },
       idempotent: true,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'ListWebhookPayloads',
     title: 'List webhook payloads',
     description: 'Change payloads of a webhook from a cursor; also extends its expiry.',
@@ -82,14 +79,13 @@ export const WEBHOOK_TOOLS = [
     // Reading payloads also extends the webhook's life, but repeating the read changes nothing more.
     hints: { ...READ_ONLY, readOnlyHint: false },
     endpoint: {
-      method: 'GET',
-      path: '/v0/bases/{baseId}/webhooks/{webhookId}/payloads',
+      operation: STORE_OPERATIONS.ListWebhookPayloads,
       pathParams: { baseId: 'base_id', webhookId: 'webhook_id' },
       query: { limit: 'maximum_number_of_messages', cursor: 'pagination_cursor' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'RefreshWebhookLifespan',
     title: 'Extend a webhook',
     description: 'Push the expiry of an active webhook to 7 days from now.',
@@ -100,8 +96,7 @@ export const WEBHOOK_TOOLS = [
     }),
     hints: UPDATE,
     endpoint: {
-      method: 'POST',
-      path: '/v0/bases/{baseId}/webhooks/{webhookId}/refresh',
+      operation: STORE_OPERATIONS.RefreshWebhook,
       pathParams: { baseId: 'base_identifier', webhookId: 'webhook_id' },
       body: (args) => args.webhook_request_body,
       idempotent: true,

@@ -2,33 +2,41 @@
 // as declarative rows over the generic executor.
 
 import { z } from 'zod';
-import { endpointTool } from '../../../runtime/endpoint.js';
+import { STORE_OPERATIONS } from '../endpoints.js';
 import { RESTRICTIONS, STORE_BODIES } from '../schemas/index.js';
-import { airtableQuery, CREATE, client, DESTROY, id, READ_ONLY, strings, UPDATE } from './shared.js';
-
-const WORKSPACE = '/v0/meta/workspaces/{workspaceId}';
+import {
+  airtableQuery,
+  CREATE,
+  client,
+  DESTROY,
+  id,
+  READ_ONLY,
+  storeTool,
+  strings,
+  UPDATE,
+} from './shared.js';
 
 export const WORKSPACE_TOOLS = [
-  endpointTool({
+  storeTool({
     name: 'CreateStoreWorkspace',
     title: 'Create a workspace',
     description: 'Create a workspace in an enterprise account.',
     input: z.object({}),
     requestBody: STORE_BODIES.createWorkspace,
     hints: CREATE,
-    endpoint: { method: 'POST', path: '/v0/meta/workspaces' },
+    endpoint: { operation: STORE_OPERATIONS.CreateWorkspace },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteWorkspace',
     title: 'Delete a workspace',
     description: 'Delete a workspace; move or delete its bases first.',
     input: z.object({ workspace_id: id() }),
     hints: DESTROY,
-    endpoint: { method: 'DELETE', path: WORKSPACE, pathParams: { workspaceId: 'workspace_id' } },
+    endpoint: { operation: STORE_OPERATIONS.DeleteWorkspace, pathParams: { workspaceId: 'workspace_id' } },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'GetWorkspaceCollaborators',
     title: 'Get workspace collaborators',
     description: "A workspace's bases and, on request, collaborators and invite links.",
@@ -38,15 +46,14 @@ export const WORKSPACE_TOOLS = [
     }),
     hints: READ_ONLY,
     endpoint: {
-      method: 'GET',
-      path: WORKSPACE,
+      operation: STORE_OPERATIONS.GetWorkspaceCollaborators,
       pathParams: { workspaceId: 'workspace_identifier' },
       query: { include: 'include_additional_information' },
       serializeQuery: airtableQuery,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'AddWorkspaceCollaborator',
     title: 'Add workspace collaborators',
     description: 'Give one user or group access to a workspace (one per call).',
@@ -54,26 +61,24 @@ export const WORKSPACE_TOOLS = [
     requestBody: STORE_BODIES.addWorkspaceCollaborators,
     hints: CREATE,
     endpoint: {
-      method: 'POST',
-      path: `${WORKSPACE}/collaborators`,
+      operation: STORE_OPERATIONS.AddWorkspaceCollaborator,
       pathParams: { workspaceId: 'workspace_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'RemoveWorkspaceCollaborator',
     title: 'Remove a workspace collaborator',
     description: "Remove a user's or group's access to a workspace.",
     input: z.object({ collaborator_identifier: id(), workspace_id: id() }),
     hints: DESTROY,
     endpoint: {
-      method: 'DELETE',
-      path: `${WORKSPACE}/collaborators/{userOrGroupId}`,
+      operation: STORE_OPERATIONS.DeleteWorkspaceCollaborator,
       pathParams: { workspaceId: 'workspace_id', userOrGroupId: 'collaborator_identifier' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateWorkspaceCollaboratorPermission',
     title: 'Change workspace access',
     description: "Change a workspace collaborator's permission level.",
@@ -81,27 +86,25 @@ export const WORKSPACE_TOOLS = [
     requestBody: STORE_BODIES.updateWorkspaceCollaborator,
     hints: UPDATE,
     endpoint: {
-      method: 'PATCH',
-      path: `${WORKSPACE}/collaborators/{userOrGroupId}`,
+      operation: STORE_OPERATIONS.UpdateWorkspaceCollaborator,
       pathParams: { workspaceId: 'workspace_id', userOrGroupId: 'collaborator_id' },
       idempotent: true,
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'DeleteWorkspaceInvite',
     title: 'Delete a workspace invite',
     description: 'Withdraw an outstanding invite to a workspace.',
     input: z.object({ invite_id: id(), workspace_id: id() }),
     hints: DESTROY,
     endpoint: {
-      method: 'DELETE',
-      path: `${WORKSPACE}/invites/{inviteId}`,
+      operation: STORE_OPERATIONS.DeleteWorkspaceInvite,
       pathParams: { workspaceId: 'workspace_id', inviteId: 'invite_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'MoveStoreBase',
     title: 'Move a base',
     description: 'Move a base to another workspace of the same enterprise.',
@@ -113,13 +116,12 @@ export const WORKSPACE_TOOLS = [
     requestBody: STORE_BODIES.moveBase,
     hints: UPDATE,
     endpoint: {
-      method: 'POST',
-      path: `${WORKSPACE}/moveBase`,
+      operation: STORE_OPERATIONS.MoveBase,
       pathParams: { workspaceId: 'target_workspace_id' },
     },
     client,
   }),
-  endpointTool({
+  storeTool({
     name: 'UpdateWorkspaceRestrictions',
     title: 'Restrict invites and shares',
     description: 'Set who may create invites and shares in a workspace.',
@@ -139,8 +141,7 @@ export const WORKSPACE_TOOLS = [
           ]
         : [],
     endpoint: {
-      method: 'POST',
-      path: `${WORKSPACE}/updateRestrictions`,
+      operation: STORE_OPERATIONS.UpdateWorkspaceRestrictions,
       pathParams: { workspaceId: 'workspace_id' },
       body: (args) => ({
         ...(args.invite_creation_restriction !== undefined

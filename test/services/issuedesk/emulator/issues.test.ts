@@ -83,12 +83,12 @@ describe('GET /issues cursor paging', () => {
     try {
       const start = NOW_MS - 30 * DAY;
       const end = NOW_MS;
-      const expected = emulator.store
+      const expected = emulator.database
         .issuesByNumber(0, 10_000)
         .filter((i) => i.createdAt >= start && i.createdAt <= end)
         .map((i) => i.id);
       // Seeded times have one-second resolution, so some issues share created_at; the cursor must break ties.
-      const distinctTimes = new Set(emulator.store.issuesByNumber(0, 10_000).map((i) => i.createdAt));
+      const distinctTimes = new Set(emulator.database.issuesByNumber(0, 10_000).map((i) => i.createdAt));
       expect(distinctTimes.size).toBeLessThanOrEqual(3000);
       const seen: string[] = [];
       let cursor: string | null = null;
@@ -251,7 +251,7 @@ describe('PATCH /issues/:id', () => {
   });
 
   it('upgrades a conversation to a ticket but never downgrades', async () => {
-    const all = emulator.store.issuesByNumber(0, 1000);
+    const all = emulator.database.issuesByNumber(0, 1000);
     const conversation = all.find((i) => i.type === 'conversation')!;
     const ticket = all.find((i) => i.type === 'ticket')!;
     expect((await patch(String(conversation.number), { type: 'ticket' })).body.data.type).toBe('ticket');
@@ -359,11 +359,11 @@ describe('POST /issues/:id/note', () => {
     [{ body_html: 'x', message_id: 'nope' }, /Message not found/],
     [{ body_html: 'x', attachment_urls: 'a' }, /attachment_urls/],
   ])('rejects %j with 400 and stores nothing', async (body, message) => {
-    const before = emulator.store.counts().messages;
+    const before = emulator.database.counts().messages;
     const res = await call(emulator, 'POST', '/issues/32/note', { body });
     expect(res.status).toBe(400);
     expect(res.body.errors[0]).toMatch(message);
-    expect(emulator.store.counts().messages).toBe(before);
+    expect(emulator.database.counts().messages).toBe(before);
   });
 
   it('refuses to reply to a customer-visible message', async () => {
@@ -383,7 +383,7 @@ describe('POST /issues/:id/note', () => {
   it('pages long conversations with a cursor bound to the issue', async () => {
     for (let i = 0; i < 5; i++)
       await call(emulator, 'POST', '/issues/34/note', { body: { body_html: `n${i}` } });
-    const total = emulator.store.messages(0, 1000, emulator.store.findIssue('34')!.id).total;
+    const total = emulator.database.messages(0, 1000, emulator.database.findIssue('34')!.id).total;
     const ids: string[] = [];
     let cursor: string | null = null;
     do {

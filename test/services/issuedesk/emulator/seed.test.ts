@@ -1,10 +1,10 @@
 // Seed data: counts, spread over time, vocabulary, determinism and the 10,000-issue timing.
 import { describe, expect, it } from 'vitest';
 import { openDatabase } from '../../../../src/emulation/sqlite.js';
+import { IssueDeskDatabase } from '../../../../src/services/issuedesk/emulator/database.js';
 import { BUILT_IN_STATES } from '../../../../src/services/issuedesk/emulator/records.js';
-import { buildSeedData, CUSTOM_STATUSES } from '../../../../src/services/issuedesk/emulator/seed.js';
-import { ISSUE_TAGS, USER_NAMES } from '../../../../src/services/issuedesk/emulator/seedVocabulary.js';
-import { IssueDeskStore } from '../../../../src/services/issuedesk/emulator/store.js';
+import { buildSeedData, CUSTOM_STATUSES } from '../../../../src/services/issuedesk/emulator/seed/seed.js';
+import { ISSUE_TAGS, USER_NAMES } from '../../../../src/services/issuedesk/emulator/seed/seedVocabulary.js';
 import { DAY, NOW, NOW_MS } from './helpers.js';
 
 const now = new Date(NOW);
@@ -92,7 +92,7 @@ describe('buildSeedData', () => {
     const big = buildSeedData({ now, scale: 10_000 });
     const built = performance.now();
     const db = openDatabase(':memory:');
-    const store = new IssueDeskStore(db);
+    const store = new IssueDeskDatabase(db);
     store.replaceAll(big);
     const done = performance.now();
     process.stderr.write(

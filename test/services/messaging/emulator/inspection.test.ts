@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { MAX_SCALE } from '../../../../src/services/messaging/emulator/app.js';
-import { buildSeedData } from '../../../../src/services/messaging/emulator/seed.js';
+import { buildSeedData } from '../../../../src/services/messaging/emulator/seed/seed.js';
 import { call, item, makeEmulator, NOW, NOW_S, person, state } from './helpers.js';
 
 const emulator = makeEmulator({ scale: 200 });

@@ -9,8 +9,8 @@
 // pyairtable (its audit_log pages backwards through `previous` in descending order).
 import { beforeEach, describe, expect, it } from 'vitest';
 import { BulkTables } from '../../../../src/services/store/emulator/admin/bulkTables.js';
-import { ADMIN_SEED } from '../../../../src/services/store/emulator/admin/seed.js';
 import { ALL_SCOPES } from '../../../../src/services/store/emulator/auth.js';
+import { ADMIN_SEED } from '../../../../src/services/store/emulator/seed/admin.js';
 import { call, ids, type Loose, makeEmulator, NOW, q, type Reply, type TestEmulator } from './helpers.js';
 
 const USER_URI = 'urn:ietf:params:scim:schemas:core:2.0:User';

@@ -2,7 +2,7 @@
 // missing scope, an unknown base or table, or no access at all, INVALID_PERMISSIONS when the user may see the
 // base but not do that, whoami's three shapes, and the bare 404 of unknown routes.
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildSeedData, DEFAULT_SEED } from '../../../../src/services/store/emulator/seed.js';
+import { buildSeedData, DEFAULT_SEED } from '../../../../src/services/store/emulator/seed/seed.js';
 import { call, ids, makeEmulator, NO_EMAIL_TOKEN, NOW, OAUTH_TOKEN, READ_ONLY_TOKEN } from './helpers.js';
 
 const seeded = buildSeedData({ seed: DEFAULT_SEED, scale: 0, now: new Date(NOW) });

@@ -5,14 +5,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  BULK_SEED,
-  BulkTables,
-  type DataTableDoc,
-  seededCustomer,
-} from '../../../../src/services/store/emulator/admin/bulkTables.js';
-import { ADMIN_SEED } from '../../../../src/services/store/emulator/admin/seed.js';
+import { BulkTables, type DataTableDoc } from '../../../../src/services/store/emulator/admin/bulkTables.js';
 import { DEFAULT_STORE_TOKEN } from '../../../../src/services/store/emulator/app.js';
+import { ADMIN_SEED } from '../../../../src/services/store/emulator/seed/admin.js';
+import { BULK_SEED, seededCustomer } from '../../../../src/services/store/emulator/seed/bulkTables.js';
 import { BULK_RECORDS_PER_REQUEST } from '../../../../src/services/store/schemas/index.js';
 import { call, type Loose, makeEmulator, type Reply, type TestEmulator } from './helpers.js';
 

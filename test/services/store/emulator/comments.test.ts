@@ -1,7 +1,7 @@
 // Record comments: newest first with offset pages, replies to a parent on the same record, mentions, edits and
 // deletes by the author only, 404s for unknown records and comments, and commentCount on records.
 import { afterAll, describe, expect, it } from 'vitest';
-import { buildSeedData, DEFAULT_SEED } from '../../../../src/services/store/emulator/seed.js';
+import { buildSeedData, DEFAULT_SEED } from '../../../../src/services/store/emulator/seed/seed.js';
 import { call, ids, type Loose, makeEmulator, NOW, q } from './helpers.js';
 
 const seeded = buildSeedData({ seed: DEFAULT_SEED, scale: 0, now: new Date(NOW) });

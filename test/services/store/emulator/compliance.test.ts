@@ -10,7 +10,6 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { AuditEntry } from '../../../../src/services/store/emulator/admin/audit.js';
 import { AUDIT_RETENTION_MS } from '../../../../src/services/store/emulator/admin/auditLog.js';
 import { CHANGE_EVENT_RETENTION_MS } from '../../../../src/services/store/emulator/admin/changeEvents.js';
-import { ADMIN_SEED } from '../../../../src/services/store/emulator/admin/seed.js';
 import {
   AUDIT_EVENTS_PER_FILE,
   EXPORT_LINK_TTL_MS,
@@ -18,6 +17,7 @@ import {
   TASK_PROCESSING_AFTER_MS,
 } from '../../../../src/services/store/emulator/admin/tasks.js';
 import { ALL_SCOPES } from '../../../../src/services/store/emulator/auth.js';
+import { ADMIN_SEED } from '../../../../src/services/store/emulator/seed/admin.js';
 import { call, ids, type Loose, makeEmulator, NOW, q, type TestEmulator } from './helpers.js';
 
 const ADA = 'pat_ada_not_admin';

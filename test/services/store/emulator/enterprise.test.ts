@@ -4,8 +4,8 @@
 // user group — each with its state change, its scope refusal, and the refusals of callers who administer
 // another account (Partner Co's Pat), none (Ada) or only the descendant (Émilie).
 import { beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_SEED } from '../../../../src/services/store/emulator/admin/seed.js';
 import { ALL_SCOPES } from '../../../../src/services/store/emulator/auth.js';
+import { ADMIN_SEED } from '../../../../src/services/store/emulator/seed/admin.js';
 import { call, makeEmulator, NOW, type TestEmulator } from './helpers.js';
 
 const PAT = 'pat_partner_admin';

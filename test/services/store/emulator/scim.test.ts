@@ -9,8 +9,8 @@ import {
   parseScimPath,
   ScimFilterError,
 } from '../../../../src/services/store/emulator/admin/scimFilter.js';
-import { ADMIN_SEED } from '../../../../src/services/store/emulator/admin/seed.js';
 import { ALL_SCOPES } from '../../../../src/services/store/emulator/auth.js';
+import { ADMIN_SEED } from '../../../../src/services/store/emulator/seed/admin.js';
 import { call, type Loose, makeEmulator, NOW, type Reply, type TestEmulator } from './helpers.js';
 
 const USER_URI = 'urn:ietf:params:scim:schemas:core:2.0:User';
@@ -314,7 +314,8 @@ describe('SCIM filters on their own', () => {
     meta: { resourceType: 'User', created: new Date(Date.UTC(2024, 0, 1) + i * 60_000).toISOString() },
   });
 
-  it('evaluates a parsed filter over 10,000 users well under 50 ms', () => {
+  // Correctness over a large population; the time it takes is measured by `npm run bench`, never asserted here.
+  it('evaluates a parsed filter over 10,000 users', () => {
     const users = Array.from({ length: 10_000 }, (_, i) => user(i + 1));
     const filters: [string, number][] = [
       ['userName sw "user01"', 1000],
@@ -328,16 +329,9 @@ describe('SCIM filters on their own', () => {
     ];
     for (const [text, expected] of filters) {
       const filter = parseScimFilter(text, 'User');
-      let best = Number.POSITIVE_INFINITY;
       let matched = 0;
-      for (let run = 0; run < 3; run++) {
-        const started = performance.now();
-        matched = 0;
-        for (const u of users) if (filter.matches(u)) matched++;
-        best = Math.min(best, performance.now() - started);
-      }
+      for (const u of users) if (filter.matches(u)) matched++;
       expect(matched, text).toBe(expected);
-      expect(best, text).toBeLessThan(50);
     }
   });
 

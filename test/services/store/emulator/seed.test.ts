@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { manualClock } from '../../../../src/emulation/clock.js';
-import { ADMIN_SEED } from '../../../../src/services/store/emulator/admin/seed.js';
 import { createStoreEmulator, DEFAULT_STORE_TOKEN } from '../../../../src/services/store/emulator/app.js';
+import { ADMIN_SEED } from '../../../../src/services/store/emulator/seed/admin.js';
 import { call, ids, type Loose, makeEmulator, NOW } from './helpers.js';
 
 const everything = async (emulator: ReturnType<typeof makeEmulator>) => {

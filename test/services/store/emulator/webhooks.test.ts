@@ -13,7 +13,7 @@ import type {
   ChangeFeed,
   ChangeSource,
 } from '../../../../src/services/store/emulator/changes.js';
-import { registerWebhookRoutes } from '../../../../src/services/store/emulator/routes/webhooks.js';
+import { webhooksArea } from '../../../../src/services/store/emulator/routes/webhooks.js';
 import {
   type WebhookOwnerKind,
   WebhookService,
@@ -72,7 +72,7 @@ function harness() {
     tableOfView: (_base, view) => (view === VIEW ? TABLE : undefined),
   });
   const app = new Hono<EmulatorEnv>();
-  registerWebhookRoutes(app, {
+  const area = webhooksArea({
     webhooks: service,
     requireScope: (c, scope) => {
       const granted = (c.req.header('x-scopes') ?? ALL_SCOPES.join(',')).split(',');
@@ -84,6 +84,7 @@ function harness() {
     ownerTokenKind: (c) =>
       (c.req.header('x-token-kind') as WebhookOwnerKind | undefined) ?? 'personalAccessToken',
   });
+  app.route('/', area);
 
   const transactions = new Map<string, number>();
   return {

@@ -4,8 +4,8 @@
 // grants through the records API; every refusal with the upstream's status and a message naming the reason.
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ADMIN_SEED } from '../../../../src/services/store/emulator/admin/seed.js';
 import { ALL_SCOPES } from '../../../../src/services/store/emulator/auth.js';
+import { ADMIN_SEED } from '../../../../src/services/store/emulator/seed/admin.js';
 import { call, ids, type Loose, makeEmulator, NOW, type TestEmulator } from './helpers.js';
 
 const WS = '/v0/meta/workspaces';

@@ -9,8 +9,8 @@
 import type { Statement } from 'better-sqlite3';
 import { err, ok, type Result } from '../../../../emulation/result.js';
 import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
+import type { StoreDatabase } from '../database.js';
 import { errors, type StoreError } from '../errors.js';
-import type { StoreDb } from '../store.js';
 import { AUDIT_CATEGORIES, type AuditEventRow } from './audit.js';
 import type { EnterpriseAccountDoc } from './model.js';
 
@@ -346,7 +346,7 @@ export class AuditLogReader {
 
   constructor(
     readonly db: SqliteDatabase,
-    private readonly store: StoreDb,
+    private readonly store: StoreDatabase,
   ) {}
 
   #prepare(sql: string): Statement<unknown[]> {
@@ -450,7 +450,7 @@ export class AuditLogReader {
 }
 
 /** `{type:"user", user:{id,email,name}}`, only the id for a user since deleted, `{type:"anonymous"}` for none. */
-export function actorJson(store: StoreDb, userId: string | null | undefined): Record<string, unknown> {
+export function actorJson(store: StoreDatabase, userId: string | null | undefined): Record<string, unknown> {
   if (!userId) return { type: 'anonymous' };
   const user = store.schema().userById.get(userId);
   return { type: 'user', user: user ? { id: user.id, email: user.email, name: user.name } : { id: userId } };

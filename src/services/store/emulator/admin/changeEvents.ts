@@ -8,9 +8,9 @@
 import { err, ok, type Result } from '../../../../emulation/result.js';
 import { type SqliteDatabase, writeTransaction } from '../../../../emulation/sqlite.js';
 import type { ChangeEvent, ChangeFeed } from '../changes.js';
+import type { StoreDatabase } from '../database.js';
 import { errors, type StoreError } from '../errors.js';
 import { deriveId } from '../ids.js';
-import type { StoreDb } from '../store.js';
 import { actorJson, DAY_MS, intParam, parseTime } from './auditLog.js';
 import type { EnterpriseAccountDoc } from './model.js';
 import type { AdminState } from './state.js';
@@ -49,7 +49,7 @@ export interface ChangeEventQuery {
 
 export interface ChangeEventDeps {
   db: SqliteDatabase;
-  store: StoreDb;
+  store: StoreDatabase;
   state: AdminState;
   hub: ChangeFeed;
 }

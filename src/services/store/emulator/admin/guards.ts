@@ -10,31 +10,31 @@ import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
 import type { Principal } from '../auth.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import { atLeast, type BaseRow, type WorkspaceRow } from '../model.js';
-import { type Ctx, type Outcome, type RouteDeps, readJson } from '../routes/common.js';
+import { type Ctx, type RouteDeps, readJson } from '../routes/common.js';
 import type { AuditTrail } from './audit.js';
+import type { BulkTables } from './bulkTables.js';
+import type { Compliance } from './compliance.js';
 import type { EnterpriseAccountDoc, WorkspaceAdminDoc } from './model.js';
 import type { AdminState } from './state.js';
+import type { WorkspaceBaseOrder } from './workspaceOrder.js';
 
 export interface AdminRouteDeps extends RouteDeps {
   state: AdminState;
   trail: AuditTrail;
   clock: Clock;
-  /** The emulator's database, for route families that keep their own tables. */
+  /** The emulator's database. */
   db: SqliteDatabase;
-  /**
-   * Run after every (re)seed of the administration plane, in registration order, inside no transaction: route
-   * families with their own tables clear and seed them here (`now` is when the data plane was seeded).
-   */
-  seedHooks: ((now: Date) => void)[];
-}
-
-export function fromResult<T>(c: Ctx, result: Result<T, StoreError>): Outcome<T> {
-  return result.ok ? { ok: true, value: result.value } : { ok: false, response: respond(c, result.error) };
+  /** Audit log, legacy audit log requests, eDiscovery exports and change events. */
+  compliance: Compliance;
+  /** The bulk data tables (HyperDB). */
+  bulk: BulkTables;
+  /** The order of bases inside workspaces. */
+  workspaceOrder: WorkspaceBaseOrder;
 }
 
 /** The caller, if the token carries the scope. */
-export function requireScope(c: Ctx, deps: AdminRouteDeps, scope: string): Outcome<Principal> {
-  return fromResult(c, deps.access.require(c, scope));
+export function requireScope(c: Ctx, deps: AdminRouteDeps, scope: string): Result<Principal, StoreError> {
+  return deps.access.require(c, scope);
 }
 
 /**
@@ -47,29 +47,29 @@ export function requireAdmin(
   deps: AdminRouteDeps,
   accountId: string,
   scope: string,
-): Outcome<{ principal: Principal; account: EnterpriseAccountDoc }> {
+): Result<{ principal: Principal; account: EnterpriseAccountDoc }, StoreError> {
   const principal = deps.access.require(c, scope);
-  if (!principal.ok) return fromResult(c, principal);
+  if (!principal.ok) return principal;
   const account = deps.state.account(accountId);
   if (!account || !deps.state.isAdminOf(principal.value.userId, accountId)) {
-    return fromResult(c, err(errors.modelNotFound()));
+    return err(errors.modelNotFound());
   }
-  return { ok: true, value: { principal: principal.value, account } };
+  return ok({ principal: principal.value, account });
 }
 
 /** The caller's own enterprise account, for SCIM (which names no account): the account its token administers. */
 export function requireScimAdmin(
   c: Ctx,
   deps: AdminRouteDeps,
-): Outcome<{ principal: Principal; account: EnterpriseAccountDoc }> {
+): Result<{ principal: Principal; account: EnterpriseAccountDoc }, StoreError> {
   const principal = deps.access.require(c, 'enterprise.scim.usersAndGroups:manage');
-  if (!principal.ok) return fromResult(c, principal);
+  if (!principal.ok) return principal;
   const accountId = deps.state.profile(principal.value.userId)?.enterpriseAccountId ?? null;
   const account = accountId === null ? undefined : deps.state.account(accountId);
   if (!account || !deps.state.isAdminOf(principal.value.userId, account.id)) {
-    return fromResult(c, err(errors.modelNotFound()));
+    return err(errors.modelNotFound());
   }
-  return { ok: true, value: { principal: principal.value, account } };
+  return ok({ principal: principal.value, account });
 }
 
 /** A base the caller reaches with at least `needed`, under the token's scope. */
@@ -80,12 +80,12 @@ export function requireBase(
   scope: string,
   needed: 'read' | 'comment' | 'edit' | 'create',
   refused: string,
-): Outcome<{ principal: Principal; base: BaseRow }> {
+): Result<{ principal: Principal; base: BaseRow }, StoreError> {
   const principal = deps.access.require(c, scope);
-  if (!principal.ok) return fromResult(c, principal);
+  if (!principal.ok) return principal;
   const base = deps.access.base(principal.value, baseId, needed, refused);
-  if (!base.ok) return fromResult(c, base);
-  return { ok: true, value: { principal: principal.value, base: base.value } };
+  if (!base.ok) return base;
+  return ok({ principal: principal.value, base: base.value });
 }
 
 /**
@@ -99,16 +99,16 @@ export function requireWorkspace(
   scope: string,
   needed: 'read' | 'comment' | 'edit' | 'create' | 'owner',
   refused: string,
-): Outcome<{ principal: Principal; workspace: WorkspaceRow; admin: WorkspaceAdminDoc }> {
+): Result<{ principal: Principal; workspace: WorkspaceRow; admin: WorkspaceAdminDoc }, StoreError> {
   const principal = deps.access.require(c, scope);
-  if (!principal.ok) return fromResult(c, principal);
+  if (!principal.ok) return principal;
   const workspace = deps.store.schema().workspaceById.get(workspaceId);
   const admin = deps.state.workspaceAdmin(workspaceId);
   const level = workspace && admin ? workspaceLevelOf(deps.state, admin, principal.value.userId) : 'none';
-  if (!workspace || !admin || level === 'none') return fromResult(c, err(errors.modelNotFound()));
+  if (!workspace || !admin || level === 'none') return err(errors.modelNotFound());
   const enough = level === 'owner' || (needed !== 'owner' && atLeast(level, needed));
-  if (!enough) return fromResult(c, err(errors.notPermitted(refused)));
-  return { ok: true, value: { principal: principal.value, workspace, admin } };
+  if (!enough) return err(errors.notPermitted(refused));
+  return ok({ principal: principal.value, workspace, admin });
 }
 
 /** The user's level in a workspace: their own grant or the best of their groups'. */
@@ -143,5 +143,3 @@ export async function refuseSeveralCollaborators(c: Ctx): Promise<Response | und
     message: 'This route currently supports adding only one collaborator at a time',
   });
 }
-
-export { err, ok };

@@ -4,7 +4,7 @@
  * each workspace, base and interface (collaborators, invites, restrictions), plus shares, block installations
  * and the asynchronous compliance tasks. Plain data; AdminState keeps it and the route files give it meaning.
  *
- * Users, workspaces and bases themselves stay in the data plane's tables (store.ts): these documents hang off
+ * Users, workspaces and bases themselves stay in the data plane's tables (database.ts): these documents hang off
  * their ids. A user's direct base grants stay in base_permissions too, so the data plane sees them unchanged.
  */
 import type { PermissionLevel } from '../model.js';

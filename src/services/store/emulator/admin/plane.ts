@@ -1,26 +1,26 @@
 /**
- * The administration plane of the store emulator, put together: its state and audit trail over the data
- * plane's database, the audit middleware, every administration route family, its seed, and what the
- * /_emulator inspection API shows of it. app.ts creates one and registers its routes before the records
- * routes (whose `/v0/{baseId}/...` patterns would otherwise take them).
+ * The administration plane of the store emulator, put together: its state (documents, audit trail,
+ * compliance tasks and change events, bulk data tables, workspace base order) over the data plane's database,
+ * its seed, and what the /_emulator inspection API shows of it. app.ts creates one and
+ * mounts the administration areas over its `deps` before the data plane's (whose `/v0/{baseId}/...` patterns
+ * would otherwise take their paths).
  */
-import type { Hono } from 'hono';
-import type { EmulatorEnv } from '../../../../emulation/env.js';
 import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
 import type { RouteDeps } from '../routes/common.js';
-import { AuditTrail, auditMiddleware } from './audit.js';
+import { ADMIN_SEED, type AdminSeedOptions, seedAdmin } from '../seed/admin.js';
+import { seedBulkTables } from '../seed/bulkTables.js';
+import { AuditTrail } from './audit.js';
 import { BulkTables, type DataTableDoc } from './bulkTables.js';
+import { Compliance } from './compliance.js';
 import type { AdminRouteDeps } from './guards.js';
 import { ADMIN_KINDS, type AdminKind } from './model.js';
-import { type AdminSeedOptions, seedAdmin } from './seed.js';
 import { AdminState } from './state.js';
+import { WorkspaceBaseOrder } from './workspaceOrder.js';
 
 export interface AdminPlane {
   state: AdminState;
   trail: AuditTrail;
   deps: AdminRouteDeps;
-  /** The audit middleware: mount it before any route so it sees every mutation. */
-  mountAudit(app: Hono<EmulatorEnv>): void;
   /** Seeds over a freshly seeded data plane. */
   seed(options: AdminSeedOptions): void;
   /** Inspection: document kinds by collection name. */
@@ -46,16 +46,24 @@ const COLLECTION_OF: Readonly<Record<AdminKind, string>> = {
   export: 'ediscovery_exports',
 };
 const KIND_OF = new Map(Object.entries(COLLECTION_OF).map(([kind, name]) => [name, kind as AdminKind]));
-/** Tables route families keep themselves (with `seq` and `id` columns), shown once they exist. */
+/** Tables the plane's parts keep themselves (with `seq` and `id` columns), shown once they exist. */
 const FAMILY_TABLES: readonly string[] = ['change_events'];
 
 export function createAdminPlane(db: SqliteDatabase, deps: RouteDeps): AdminPlane {
   const state = new AdminState(db, deps.store);
   const trail = new AuditTrail(db, state, deps.clock);
   deps.access.setUserActivity((userId) => state.profile(userId)?.state !== 'deactivated');
-  const adminDeps: AdminRouteDeps = { ...deps, state, trail, db, seedHooks: [] };
-  // Bulk tables keep no cache, so this instance agrees with the routes' own.
+  const compliance = new Compliance({ db, store: deps.store, state, clock: deps.clock, hub: deps.hub });
+  const workspaceOrder = new WorkspaceBaseOrder(db, deps.store);
   const bulk = new BulkTables(db);
+  const adminDeps: AdminRouteDeps = { ...deps, state, trail, db, compliance, bulk, workspaceOrder };
+  const seedBulk = (now: Date) =>
+    deps.store.transaction(() => {
+      const root = state
+        .list('account')
+        .find((a) => a.parentEnterpriseAccountId === null && a.name === ADMIN_SEED.rootAccount);
+      seedBulkTables(bulk, { accountId: root?.id, tableId: () => deps.store.newId('dataTable'), now });
+    });
   const dataTables = () => bulk.tables().map((table) => ({ ...table, records: bulk.count(table.id) }));
   const familyTables = () =>
     FAMILY_TABLES.filter((t) =>
@@ -65,12 +73,12 @@ export function createAdminPlane(db: SqliteDatabase, deps: RouteDeps): AdminPlan
     state,
     trail,
     deps: adminDeps,
-    mountAudit: (app) => {
-      app.use('*', auditMiddleware({ trail, state, store: deps.store, access: deps.access }));
-    },
+    // Inside no transaction of its own: each part clears and seeds its tables (`now`: when the data was seeded).
     seed: (options) => {
       seedAdmin(state, trail, deps.store, options);
-      for (const hook of adminDeps.seedHooks) hook(options.now);
+      compliance.reseed(options.now);
+      workspaceOrder.clear();
+      seedBulk(options.now);
     },
     collectionNames: () => [
       ...Object.values(COLLECTION_OF),

@@ -13,6 +13,11 @@
  *
  * Anything the parser cannot read, or an attribute the resource type does not have, is a ScimFilterError whose
  * scimType is `invalidFilter` (for filters) or `invalidPath` (for PATCH paths) and whose message says what to fix.
+ *
+ * Why not a package: scim2-parse-filter, scim-query-filter-parser and scim-patch know no schema, so none can
+ * apply caseExact, compare dateTimes as instants, or refuse unknown, complex or write-only attributes, and
+ * their errors name no position or fix ("Failed to parse!", "[(EOT)] is not json"); scim2-parse-filter also
+ * accepts `not` without parentheses, which RFC 7644 does not.
  */
 import { SCIM_ENTERPRISE_USER_URI, SCIM_GROUP_URI, SCIM_USER_URI } from '../../schemas/scim.js';
 

@@ -10,8 +10,8 @@
  * collaborators (the overlay the data plane's permission checks consult).
  */
 import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
+import type { StoreDatabase } from '../database.js';
 import { PERMISSION_RANK, type PermissionLevel } from '../model.js';
-import type { StoreDb } from '../store.js';
 import type {
   AdminDocs,
   AdminKind,
@@ -44,7 +44,7 @@ export class AdminState {
 
   constructor(
     db: SqliteDatabase,
-    readonly store: StoreDb,
+    readonly store: StoreDatabase,
   ) {
     db.exec(SCHEMA);
     this.#s = {

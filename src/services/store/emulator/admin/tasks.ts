@@ -12,9 +12,9 @@ import type { Clock } from '../../../../emulation/clock.js';
 import { err, ok, type Result } from '../../../../emulation/result.js';
 import type { SqliteDatabase } from '../../../../emulation/sqlite.js';
 import { Reader } from '../compute.js';
+import type { StoreDatabase } from '../database.js';
 import { errors, type StoreError } from '../errors.js';
 import { recordJson } from '../query.js';
-import type { StoreDb } from '../store.js';
 import { AUDIT_RETENTION_MS, type AuditFilter, type AuditLogReader, actorJson, DAY_MS } from './auditLog.js';
 import type { AuditLogTaskDoc, EnterpriseAccountDoc, ExportDoc } from './model.js';
 import type { AdminState } from './state.js';
@@ -90,7 +90,7 @@ interface ExportRow {
 
 export interface TaskDeps {
   db: SqliteDatabase;
-  store: StoreDb;
+  store: StoreDatabase;
   state: AdminState;
   clock: Clock;
   log: AuditLogReader;

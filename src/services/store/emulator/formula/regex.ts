@@ -7,6 +7,11 @@
 // budget stops the worst products of the two. What RE2 rejects (backreferences, lookaround) is an
 // error here too.
 //
+// Why not the re2js package (a maintained pure-JS RE2 port): it is linear per search but has no step
+// budget or way to stop, and a global replace can still be quadratic (`a*b|a` over a run of `a`s scans to
+// the end for every match: 18 s for 16,000 characters, minutes for 100,000), which would block the
+// emulator's only thread; the budget here turns that into a formula error in about a second.
+//
 // Supported: literals and escapes (\n \t \r \f \v \a \x41 \x{263A} \0oo \Q..\E, escaped punctuation),
 // . [classes] [^negated] [a-z] [[:alpha:]] \d \w \s \D \W \S \pL \p{Greek} \PL, ^ $ \A \z \b \B,
 // groups ( ) (?: ) (?P<name> ) (?<name> ), flags (?i) (?m) (?s) (?U) and (?i: ), alternation |,

@@ -6,6 +6,7 @@
  */
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import { Reader } from '../compute.js';
 import { errors, respond } from '../errors.js';
 import type { StoredAttachment } from '../model.js';
@@ -13,6 +14,8 @@ import { resolveField } from '../query.js';
 import { Mutation } from '../records.js';
 import {
   actorOf,
+  type Ctx,
+  createArea,
   isReservedBaseSegment,
   originOf,
   param,
@@ -24,10 +27,14 @@ import { WRITE_SCOPE } from './records.js';
 
 export const FILES_PREFIX = '/_files';
 
-export function registerAttachmentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): void {
+/** Emulator-only: the stand-in for the upstream's signed CDN urls, so no operation of the endpoint table. */
+export const FILE_DOWNLOAD = { method: 'GET', path: `${FILES_PREFIX}/{attachmentId}/{filename}` } as const;
+
+export function attachmentsArea(deps: RouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
   const { store, clock } = deps;
 
-  route(app, 'POST', '/v0/:baseId/:recordId/:field/uploadAttachment', async (c) => {
+  async function uploadAttachment(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const principal = deps.access.require(c, WRITE_SCOPE);
     if (!principal.ok) return respond(c, principal.error);
@@ -45,8 +52,8 @@ export function registerAttachmentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps
       `write cell values in table ${table.row.name} (${table.row.id})`,
     );
     if (!writable.ok) return respond(c, writable.error);
-    const field = resolveField(table, param(c, 'field'));
-    if (!field) return respond(c, errors.unknownFieldName(param(c, 'field')));
+    const field = resolveField(table, param(c, 'attachmentFieldIdOrName'));
+    if (!field) return respond(c, errors.unknownFieldName(param(c, 'attachmentFieldIdOrName')));
     if (field.type !== 'multipleAttachments') return respond(c, errors.invalidValue(field.name));
     const body = await readBody(c, 'uploadAttachment');
     if (!body.ok) return respond(c, body.error);
@@ -85,9 +92,9 @@ export function registerAttachmentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps
       createdTime: row.createdTime,
       fields: { [field.id]: reader.view(fresh, row).json(field.id) ?? [] },
     });
-  });
+  }
 
-  route(app, 'GET', `${FILES_PREFIX}/:attachmentId/:filename`, (c) => {
+  function downloadAttachment(c: Ctx) {
     const id = param(c, 'attachmentId');
     const file = store.file(id);
     const bytes = file ? store.fileBytes(id) : undefined;
@@ -98,7 +105,11 @@ export function registerAttachmentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps
       'content-disposition': `inline; filename*=UTF-8''${encodeURIComponent(file.filename)}`,
       'cache-control': 'private, max-age=3600',
     });
-  });
+  }
+
+  route(area, STORE_OPERATIONS.UploadAttachment, uploadAttachment);
+  route(area, FILE_DOWNLOAD, downloadAttachment);
+  return area;
 }
 
 /** Whether a path is a file download, which needs no token. */

@@ -12,6 +12,8 @@ import { createHash } from 'node:crypto';
 import type { Hono } from 'hono';
 import type { z } from 'zod';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
+import { err, ok, type Result } from '../../../../emulation/result.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import type {
   deleteBulkRecordsBody,
   readBulkRecordsBody,
@@ -21,20 +23,19 @@ import { BULK_RECORDS_PER_REQUEST } from '../../schemas/bulkTables.js';
 import {
   type BulkCell,
   type BulkRecord,
-  BulkTables,
+  type BulkTables,
   type DataTableDoc,
-  seedBulkTables,
   upsertProblem,
 } from '../admin/bulkTables.js';
-import { type AdminRouteDeps, fromResult } from '../admin/guards.js';
-import { ADMIN_SEED } from '../admin/seed.js';
+import type { AdminRouteDeps } from '../admin/guards.js';
 import type { Principal } from '../auth.js';
 import { errors, respond, type StoreError } from '../errors.js';
-import { type Ctx, type Outcome, param, readBody, route } from './common.js';
+import { type Ctx, createArea, param, readBody, route } from './common.js';
 
 const READ_SCOPE = 'hyperDB.records:read';
 const WRITE_SCOPE = 'hyperDB.records:write';
-const TABLE_PATH = '/v0/:accountId{ent[^/]*}/:dataTableId';
+/** Only account ids (`ent…`) match, so `/v0/{baseId}/{table}/…` paths keep reaching the records routes. */
+const ENTERPRISE_ONLY = { patterns: { enterpriseAccountId: 'ent[^/]*' } } as const;
 
 type ReadBody = z.infer<typeof readBulkRecordsBody>;
 type UpsertBody = z.infer<typeof upsertBulkRecordsBody>;
@@ -46,10 +47,10 @@ function requireDataTable(
   deps: AdminRouteDeps,
   bulk: BulkTables,
   scope: string,
-): Outcome<{ principal: Principal; table: DataTableDoc }> {
+): Result<{ principal: Principal; table: DataTableDoc }, StoreError> {
   const principal = deps.access.require(c, scope);
-  if (!principal.ok) return fromResult(c, principal);
-  const account = deps.state.account(param(c, 'accountId'));
+  if (!principal.ok) return principal;
+  const account = deps.state.account(param(c, 'enterpriseAccountId'));
   const profile = deps.state.profile(principal.value.userId);
   // Members of any account of the organisation may use its tables; a deactivated user may not.
   const member =
@@ -60,9 +61,9 @@ function requireDataTable(
     deps.state.accountScope(account.rootEnterpriseAccountId).has(profile.enterpriseAccountId);
   const table = member ? bulk.table(param(c, 'dataTableId')) : undefined;
   if (!account || !table || table.enterpriseAccountId !== account.id) {
-    return { ok: false, response: respond(c, errors.modelNotFound()) };
+    return err(errors.modelNotFound());
   }
-  return { ok: true, value: { principal: principal.value, table } };
+  return ok({ principal: principal.value, table });
 }
 
 // --- cursors: opaque to callers; they name the table, and for a key selection its position and the keys' hash.
@@ -113,23 +114,16 @@ function present(record: BulkRecord, only: ReadonlySet<string> | undefined): Bul
   return { ...record, fields };
 }
 
-export function registerBulkTableRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps): void {
-  const bulk = new BulkTables(deps.db);
-  const seed = (now: Date) =>
-    deps.store.transaction(() => {
-      const root = deps.state
-        .list('account')
-        .find((a) => a.parentEnterpriseAccountId === null && a.name === ADMIN_SEED.rootAccount);
-      seedBulkTables(bulk, { accountId: root?.id, tableId: () => deps.store.newId('dataTable'), now });
-    });
-  deps.seedHooks.push(seed);
+export function bulkTablesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
+  const { bulk } = deps;
 
   // Read → `{records: [{primaryKey, fields, createdTime, updatedTime?}], nextCursor?}`; nextCursor only when
   // more rows remain. Rows come in insertion order, or in the order of `primaryKeys` (keys with no row are
   // left out, a repeated key is returned once, [] selects nothing). Pages default to 1000 rows.
-  route(app, 'POST', `${TABLE_PATH}/getRecords`, async (c) => {
+  async function getDataTableRecords(c: Ctx) {
     const access = requireDataTable(c, deps, bulk, READ_SCOPE);
-    if (!access.ok) return access.response;
+    if (!access.ok) return respond(c, access.error);
     const { table } = access.value;
     const parsed = await readBody(c, 'readBulkRecords');
     if (!parsed.ok) return respond(c, parsed.error);
@@ -181,13 +175,13 @@ export function registerBulkTableRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       records: records.map((r) => present(r, only)),
       ...(next === undefined ? {} : { nextCursor: encodeCursor(next) }),
     });
-  });
+  }
 
   // Upsert → `{createdPrimaryKeys, updatedPrimaryKeys}` in request order. Cells merge into an existing row
   // (null clears one); all rows are checked first, so a refused request changes nothing.
-  route(app, 'PUT', `${TABLE_PATH}/upsertRecords`, async (c) => {
+  async function upsertDataTableRecords(c: Ctx) {
     const access = requireDataTable(c, deps, bulk, WRITE_SCOPE);
-    if (!access.ok) return access.response;
+    if (!access.ok) return respond(c, access.error);
     const { table } = access.value;
     const parsed = await readBody(c, 'upsertBulkRecords');
     if (!parsed.ok) return respond(c, parsed.error);
@@ -197,18 +191,23 @@ export function registerBulkTableRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
     const now = deps.clock.now().toISOString();
     const result = deps.store.transaction(() => bulk.upsert(table.id, body.records, now));
     return c.json({ createdPrimaryKeys: result.created, updatedPrimaryKeys: result.updated });
-  });
+  }
 
   // Delete → echoes `{primaryKeysForDelete}` as sent; keys with no row are ignored (deleting is idempotent, so
   // a retried request answers the same).
-  route(app, 'POST', `${TABLE_PATH}/deleteRecords`, async (c) => {
+  async function deleteDataTableRecords(c: Ctx) {
     const access = requireDataTable(c, deps, bulk, WRITE_SCOPE);
-    if (!access.ok) return access.response;
+    if (!access.ok) return respond(c, access.error);
     const { table } = access.value;
     const parsed = await readBody(c, 'deleteBulkRecords');
     if (!parsed.ok) return respond(c, parsed.error);
     const body = parsed.value as DeleteBody;
     deps.store.transaction(() => bulk.delete(table.id, body.primaryKeysForDelete));
     return c.json({ primaryKeysForDelete: body.primaryKeysForDelete });
-  });
+  }
+
+  route(area, STORE_OPERATIONS.GetDataTableRecords, getDataTableRecords, ENTERPRISE_ONLY);
+  route(area, STORE_OPERATIONS.UpsertDataTableRecords, upsertDataTableRecords, ENTERPRISE_ONLY);
+  route(area, STORE_OPERATIONS.DeleteDataTableRecords, deleteDataTableRecords, ENTERPRISE_ONLY);
+  return area;
 }

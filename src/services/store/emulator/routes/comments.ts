@@ -6,17 +6,34 @@
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
 import { err, ok, type Result } from '../../../../emulation/result.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import type { Principal } from '../auth.js';
-import { addComment, COMMENTS_MAX_PAGE_SIZE, editComment, listComments, removeComment } from '../comments.js';
+import {
+  addComment,
+  COMMENTS_MAX_PAGE_SIZE,
+  listComments as commentsPage,
+  editComment,
+  removeComment,
+} from '../comments.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import type { RecordRow } from '../model.js';
-import { type Ctx, isReservedBaseSegment, param, type RouteDeps, readBody, route } from './common.js';
+import {
+  type Ctx,
+  createArea,
+  isReservedBaseSegment,
+  param,
+  type RouteDeps,
+  readBody,
+  reply,
+  route,
+} from './common.js';
 import { resolveTable } from './records.js';
 
 export const COMMENTS_READ_SCOPE = 'data.recordComments:read';
 export const COMMENTS_WRITE_SCOPE = 'data.recordComments:write';
 
-export function registerCommentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): void {
+export function commentsArea(deps: RouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
   const { store, clock } = deps;
 
   const target = (
@@ -33,7 +50,7 @@ export function registerCommentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): 
       'comment on records in this base',
     );
     if (!base.ok) return base;
-    const table = resolveTable(store, baseId, param(c, 'table'));
+    const table = resolveTable(store, baseId, param(c, 'tableIdOrName'));
     if (!table) return err(errors.modelNotFound());
     const recordId = param(c, 'recordId');
     const record = store.record(table.row.id, recordId);
@@ -41,9 +58,7 @@ export function registerCommentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): 
     return ok({ principal: principal.value, record });
   };
 
-  const path = '/v0/:baseId/:table/:recordId/comments';
-
-  route(app, 'GET', path, (c) => {
+  function listComments(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(c, false);
     if (!t.ok) return respond(c, t.error);
@@ -56,11 +71,11 @@ export function registerCommentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): 
         errors.invalidRequest(`pageSize must be an integer from 1 to ${COMMENTS_MAX_PAGE_SIZE}.`),
       );
     }
-    const page = listComments(store, t.value.record.id, pageSize, c.req.query('offset'));
-    return page.ok ? c.json(page.value) : respond(c, page.error);
-  });
+    const page = commentsPage(store, t.value.record.id, pageSize, c.req.query('offset'));
+    return reply(c, page);
+  }
 
-  route(app, 'POST', path, async (c) => {
+  async function createComment(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(c, true);
     if (!t.ok) return respond(c, t.error);
@@ -75,10 +90,10 @@ export function registerCommentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): 
       parent,
       clock.now().toISOString(),
     );
-    return created.ok ? c.json(created.value) : respond(c, created.error);
-  });
+    return reply(c, created);
+  }
 
-  route(app, 'PATCH', `${path}/:commentId`, async (c) => {
+  async function updateComment(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(c, true);
     if (!t.ok) return respond(c, t.error);
@@ -87,19 +102,30 @@ export function registerCommentRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): 
     const edited = editComment(
       store,
       t.value.record.id,
-      param(c, 'commentId'),
+      param(c, 'rowCommentId'),
       t.value.principal.userId,
       String(body.value.text),
       clock.now().toISOString(),
     );
-    return edited.ok ? c.json(edited.value) : respond(c, edited.error);
-  });
+    return reply(c, edited);
+  }
 
-  route(app, 'DELETE', `${path}/:commentId`, (c) => {
+  function deleteComment(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(c, true);
     if (!t.ok) return respond(c, t.error);
-    const removed = removeComment(store, t.value.record.id, param(c, 'commentId'), t.value.principal.userId);
-    return removed.ok ? c.json(removed.value) : respond(c, removed.error);
-  });
+    const removed = removeComment(
+      store,
+      t.value.record.id,
+      param(c, 'rowCommentId'),
+      t.value.principal.userId,
+    );
+    return reply(c, removed);
+  }
+
+  route(area, STORE_OPERATIONS.ListComments, listComments);
+  route(area, STORE_OPERATIONS.CreateComment, createComment);
+  route(area, STORE_OPERATIONS.UpdateComment, updateComment);
+  route(area, STORE_OPERATIONS.DeleteComment, deleteComment);
+  return area;
 }

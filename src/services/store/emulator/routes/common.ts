@@ -1,35 +1,65 @@
 /**
- * What every route of the store emulator shares: its dependencies, reading JSON bodies (400 on bad JSON,
- * the shared body schemas first, then 422 with the first problem named), the Airtable query encodings
- * (`fields[]=`, `sort[0][field]=`), the caller's origin, and turning StoreErrors into responses.
+ * What every area of the store emulator shares: the sub-app each area is (`createArea`, with its error handling)
+ * and how it registers an operation of the endpoint table (`route`), its dependencies, reading JSON bodies (400 on
+ * bad JSON, the shared body schemas first, then 422 with the first problem named), the Airtable query encodings
+ * (`fields[]=`, `sort[0][field]=`), the caller's origin, and answering a Result.
+ *
+ * Hono's validator (`hono/validator`) was tried for the body readers and not taken: its `json` target reads a
+ * body only under a JSON content type (others pass `{}` unread), answers an empty body with its own 400 where the
+ * upstream's 422 names the missing field, and runs as middleware, so the body would be judged before the token,
+ * the base and the table, which the upstream checks first (webhooks: an unknown base is 403 whatever the body).
  */
-import type { Context, Handler, Hono } from 'hono';
+import { type Context, type ErrorHandler, type Handler, Hono } from 'hono';
 import type { Clock } from '../../../../emulation/clock.js';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
+import { honoPath, type RoutedOperation } from '../../../../emulation/operations.js';
 import { err, ok, type Result } from '../../../../emulation/result.js';
 import type { Access, Principal } from '../auth.js';
 import type { ChangeHub } from '../changes.js';
+import type { StoreDatabase } from '../database.js';
 import { errors, respond, type StoreError } from '../errors.js';
-import type { IteratorStore } from '../query.js';
+import type { ListIterators } from '../query.js';
 import type { Actor } from '../records.js';
 import { checkBody, type StoreBodyName } from '../requestBodies.js';
-import type { StoreDb } from '../store.js';
 
 export interface RouteDeps {
-  store: StoreDb;
+  store: StoreDatabase;
   hub: ChangeHub;
   clock: Clock;
   access: Access;
-  iterators: IteratorStore;
+  iterators: ListIterators;
 }
 
 export type Ctx = Context<EmulatorEnv>;
 
-/** Either the value or the response that refuses the request. */
-export type Outcome<T> = { ok: true; value: T } | { ok: false; response: Response };
+/** The value as JSON, or the refusal in the upstream's envelope. */
+export function reply<T>(c: Ctx, result: Result<T, StoreError>): Response {
+  // The values answered are the state layer's JSON documents; Hono's json() wants that said of a generic T.
+  return result.ok ? c.json(result.value as object) : respond(c, result.error);
+}
 
-export function outcome<T>(c: Ctx, result: Result<T, StoreError>): Outcome<T> {
-  return result.ok ? { ok: true, value: result.value } : { ok: false, response: respond(c, result.error) };
+/** A refusal thrown where returning it is awkward; the area's onError answers it in the upstream's envelope. */
+export class Refusal extends Error {
+  constructor(readonly error: StoreError) {
+    super(error.message ?? error.type);
+  }
+}
+
+/**
+ * One area of the emulated API, as a Hono sub-app that app.ts mounts with `app.route('/', area)`. Its onError
+ * answers the area's own exceptions (`answer`, e.g. SCIM's error bodies) and thrown Refusals; anything else
+ * goes on to the app's catch-all, which reports it and answers 500 in the upstream's envelope.
+ */
+export function createArea(answer?: (error: Error, c: Ctx) => Response | undefined): Hono<EmulatorEnv> {
+  const area = new Hono<EmulatorEnv>();
+  const onError: ErrorHandler<EmulatorEnv> = (error, c) => {
+    const answered = answer?.(error, c);
+    if (answered) return answered;
+    if (error instanceof Refusal) return respond(c, error.error);
+    throw error;
+  };
+  area.onError(onError);
+  return area;
 }
 
 export function actorOf(principal: Principal): Actor {
@@ -113,15 +143,27 @@ export function isReservedBaseSegment(baseId: string | undefined): boolean {
   return baseId === 'meta' || baseId === 'bases';
 }
 
+export interface RouteOptions {
+  /** Also serve the path with a trailing slash (default true). */
+  trailingSlash?: boolean;
+  /** Patterns path parameters must match (Hono's `:name{regex}`), where another area has paths of that shape. */
+  patterns?: Readonly<Record<string, string>>;
+}
+
 /**
- * Registers a route with and without a trailing slash: the upstream accepts both, and airtable.js writes records
- * to `/v0/{baseId}/{table}/` (with the slash) while it reads from `/v0/{baseId}/{table}` (without).
+ * Serves an operation of the endpoint table (`{name}` paths, as emulation/operations.ts's `route` does), by
+ * default with and without a trailing slash: the upstream accepts both, and airtable.js writes records to
+ * `/v0/{baseId}/{table}/` (with the slash) while it reads from `/v0/{baseId}/{table}` (without).
  */
 export function route(
-  app: Hono<EmulatorEnv>,
-  method: 'GET' | 'POST' | 'PATCH' | 'PUT' | 'DELETE',
-  path: string,
+  area: Hono<EmulatorEnv>,
+  operation: RoutedOperation,
   handler: Handler<EmulatorEnv>,
+  options: RouteOptions = {},
 ): void {
-  app.on(method, [path, `${path}/`], handler);
+  let path = honoPath(operation.path);
+  for (const [name, pattern] of Object.entries(options.patterns ?? {})) {
+    path = path.replace(`:${name}`, `:${name}{${pattern}}`);
+  }
+  area.on(operation.method, options.trailingSlash === false ? [path] : [path, `${path}/`], handler);
 }

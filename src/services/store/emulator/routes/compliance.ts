@@ -13,11 +13,11 @@
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
 import { err, ok, type Result } from '../../../../emulation/result.js';
-import { AuditLogReader, parseAuditQuery } from '../admin/auditLog.js';
-import { ChangeEventLog, encodeOffset, parseChangeEventQuery } from '../admin/changeEvents.js';
-import { type AdminRouteDeps, fromResult, requireAdmin } from '../admin/guards.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
+import { parseAuditQuery } from '../admin/auditLog.js';
+import { encodeOffset, parseChangeEventQuery } from '../admin/changeEvents.js';
+import { type AdminRouteDeps, requireAdmin } from '../admin/guards.js';
 import {
-  ComplianceTasks,
   DOWNLOADS_PREFIX,
   TASK_PAGE_SIZE_DEFAULT,
   TASK_PAGE_SIZE_MAX,
@@ -25,11 +25,7 @@ import {
   type TaskState,
 } from '../admin/tasks.js';
 import { errors, respond, type StoreError } from '../errors.js';
-import { arrayParam, type Ctx, originOf, param, readBody, route } from './common.js';
-
-const ENT = '/v0/meta/enterpriseAccounts/:accountId';
-
-const META = `CREATE TABLE IF NOT EXISTS compliance_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);`;
+import { arrayParam, type Ctx, createArea, originOf, param, readBody, route } from './common.js';
 
 /** The first value of a query parameter. */
 function one(c: Ctx, name: string): string | undefined {
@@ -57,43 +53,16 @@ function paged<T>(items: T[], page: { pageSize: number; offset: number }): { ite
   return { items: items.slice(page.offset, end), ...(end < items.length ? { offset: end } : {}) };
 }
 
-export function registerComplianceRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps): void {
-  const { db, store, state, clock, hub } = deps;
-  const log = new AuditLogReader(db, store);
-  const tasks = new ComplianceTasks({ db, store, state, clock, log });
-  const changes = new ChangeEventLog({ db, store, state, hub });
-
-  // The tables here belong to one seeding of the emulator. The plane is seeded before routes register, so a
-  // reseeded file database is recognised by its seed time and its first audit event (whose seq only grows).
-  db.exec(META);
-  const generationOf = (): string => {
-    const first = db.prepare('SELECT MIN(seq) AS s FROM audit_events').get() as { s: number | null };
-    return `${store.seedInfo()?.seededAt ?? ''}|${first.s ?? ''}`;
-  };
-  const storedGeneration = () =>
-    (
-      db.prepare("SELECT value FROM compliance_meta WHERE key = 'generation'").get() as
-        | { value: string }
-        | undefined
-    )?.value;
-  const reseed = (now: Date): void => {
-    tasks.clear();
-    changes.clear();
-    changes.seed(now);
-    db.prepare(
-      "INSERT INTO compliance_meta (key, value) VALUES ('generation', ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-    ).run(generationOf());
-  };
-  if (storedGeneration() !== generationOf()) {
-    reseed(new Date(store.seedInfo()?.seededAt ?? clock.now().toISOString()));
-  }
-  deps.seedHooks.push(reseed);
+export function complianceArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
+  const { clock } = deps;
+  const { log, tasks, changes } = deps.compliance;
 
   // --- audit log events ------------------------------------------------------------------------------------
 
-  route(app, 'GET', `${ENT}/auditLogEvents`, (c) => {
-    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.auditLogs:read');
-    if (!admin.ok) return admin.response;
+  function listAuditLogEvents(c: Ctx) {
+    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.auditLogs:read');
+    if (!admin.ok) return respond(c, admin.error);
     const query = parseAuditQuery(
       { one: (name) => one(c, name), many: (name) => arrayParam(c, name) },
       admin.value.account,
@@ -108,13 +77,13 @@ export function registerComplianceRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
         ...(page.previous === undefined ? {} : { previous: page.previous }),
       },
     });
-  });
+  }
 
   // --- legacy audit log requests ---------------------------------------------------------------------------
 
-  route(app, 'POST', `${ENT}/auditLogs`, async (c) => {
-    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.auditLogs:read');
-    if (!admin.ok) return admin.response;
+  async function createAuditLogRequest(c: Ctx) {
+    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.auditLogs:read');
+    if (!admin.ok) return respond(c, admin.error);
     const body = await readBody(c, 'createAuditLogRequest');
     if (!body.ok) return respond(c, body.error);
     const created = tasks.createAuditLogTask(
@@ -124,34 +93,34 @@ export function registerComplianceRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
     );
     if (!created.ok) return respond(c, created.error);
     return c.json(tasks.auditLogJson(created.value, originOf(c)));
-  });
+  }
 
-  route(app, 'GET', `${ENT}/auditLogs`, (c) => {
-    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.auditLogs:read');
-    if (!admin.ok) return admin.response;
-    const page = fromResult(c, taskPage(c));
-    if (!page.ok) return page.response;
+  function listAuditLogRequests(c: Ctx) {
+    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.auditLogs:read');
+    if (!admin.ok) return respond(c, admin.error);
+    const page = taskPage(c);
+    if (!page.ok) return respond(c, page.error);
     const origin = originOf(c);
     const { items, offset } = paged(tasks.auditLogTasks(admin.value.account), page.value);
     return c.json({
       auditLogs: items.map((doc) => tasks.auditLogJson(doc, origin)),
       ...(offset === undefined ? {} : { offset }),
     });
-  });
+  }
 
-  route(app, 'GET', `${ENT}/auditLogs/:taskId`, (c) => {
-    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.auditLogs:read');
-    if (!admin.ok) return admin.response;
-    const doc = tasks.auditLogTask(admin.value.account, param(c, 'taskId'));
+  function getAuditLogRequest(c: Ctx) {
+    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.auditLogs:read');
+    if (!admin.ok) return respond(c, admin.error);
+    const doc = tasks.auditLogTask(admin.value.account, param(c, 'enterpriseAuditLogTaskId'));
     if (!doc) return respond(c, { status: 404, type: 'NOT_FOUND' });
     return c.json(tasks.auditLogJson(doc, originOf(c)));
-  });
+  }
 
   // --- eDiscovery exports ----------------------------------------------------------------------------------
 
-  route(app, 'POST', `${ENT}/exports`, async (c) => {
-    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.exports:manage');
-    if (!admin.ok) return admin.response;
+  async function createEdiscoveryExport(c: Ctx) {
+    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.exports:manage');
+    if (!admin.ok) return respond(c, admin.error);
     const body = await readBody(c, 'createEdiscoveryExport');
     if (!body.ok) return respond(c, body.error);
     const origin = originOf(c);
@@ -163,17 +132,17 @@ export function registerComplianceRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
     );
     if (!created.ok) return respond(c, created.error);
     return c.json(tasks.exportJson(created.value, origin));
-  });
+  }
 
-  route(app, 'GET', `${ENT}/exports`, (c) => {
-    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.exports:manage');
-    if (!admin.ok) return admin.response;
+  function listEdiscoveryExports(c: Ctx) {
+    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.exports:manage');
+    if (!admin.ok) return respond(c, admin.error);
     const stateFilter = one(c, 'state');
     if (stateFilter !== undefined && !(TASK_STATES as readonly string[]).includes(stateFilter)) {
       return respond(c, errors.invalidRequest('state must be one of pending, processing, error, done.'));
     }
-    const page = fromResult(c, taskPage(c));
-    if (!page.ok) return page.response;
+    const page = taskPage(c);
+    if (!page.ok) return respond(c, page.error);
     const origin = originOf(c);
     const all = tasks
       .exports(admin.value.account)
@@ -185,21 +154,21 @@ export function registerComplianceRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       exports: items.map((doc) => tasks.exportJson(doc, origin)),
       ...(offset === undefined ? {} : { offset }),
     });
-  });
+  }
 
-  route(app, 'GET', `${ENT}/exports/:taskId`, (c) => {
-    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.exports:manage');
-    if (!admin.ok) return admin.response;
-    const doc = tasks.exportDoc(admin.value.account, param(c, 'taskId'));
+  function getEdiscoveryExport(c: Ctx) {
+    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.exports:manage');
+    if (!admin.ok) return respond(c, admin.error);
+    const doc = tasks.exportDoc(admin.value.account, param(c, 'enterpriseTaskId'));
     if (!doc) return respond(c, { status: 404, type: 'NOT_FOUND' });
     return c.json(tasks.exportJson(doc, originOf(c)));
-  });
+  }
 
   // --- change events ---------------------------------------------------------------------------------------
 
-  route(app, 'GET', `${ENT}/changeEvents`, (c) => {
-    const admin = requireAdmin(c, deps, param(c, 'accountId'), 'enterprise.changeEvents:read');
-    if (!admin.ok) return admin.response;
+  function listChangeEvents(c: Ctx) {
+    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.changeEvents:read');
+    if (!admin.ok) return respond(c, admin.error);
     const query = parseChangeEventQuery((name) => one(c, name), admin.value.account, clock.now());
     if (!query.ok) return respond(c, query.error);
     const page = changes.page(query.value);
@@ -208,11 +177,11 @@ export function registerComplianceRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       events: page.rows.map((row) => changes.eventJson(row)),
       ...(page.more && last ? { offset: encodeOffset(admin.value.account.id, last) } : {}),
     });
-  });
+  }
 
   // --- downloads of finished tasks -------------------------------------------------------------------------
 
-  route(app, 'GET', `${DOWNLOADS_PREFIX}/:file`, (c) => {
+  function downloadTaskFile(c: Ctx) {
     const file = param(c, 'file');
     const found = tasks.download(file);
     if (!found.ok) {
@@ -225,5 +194,17 @@ export function registerComplianceRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       'content-type': found.type,
       'content-disposition': `attachment; filename="${found.name}"`,
     });
-  });
+  }
+
+  route(area, STORE_OPERATIONS.ListAuditLogEvents, listAuditLogEvents);
+  route(area, STORE_OPERATIONS.CreateAuditLogRequest, createAuditLogRequest);
+  route(area, STORE_OPERATIONS.ListAuditLogRequests, listAuditLogRequests);
+  route(area, STORE_OPERATIONS.GetAuditLogRequest, getAuditLogRequest);
+  route(area, STORE_OPERATIONS.CreateEdiscoveryExport, createEdiscoveryExport);
+  route(area, STORE_OPERATIONS.ListEdiscoveryExports, listEdiscoveryExports);
+  route(area, STORE_OPERATIONS.GetEdiscoveryExport, getEdiscoveryExport);
+  route(area, STORE_OPERATIONS.ListChangeEvents, listChangeEvents);
+  // Emulator-only, under /_emulator: the files finished tasks link to (no token, like the upstream's links).
+  route(area, { method: 'GET', path: `${DOWNLOADS_PREFIX}/{file}` }, downloadTaskFile);
+  return area;
 }

@@ -10,6 +10,8 @@
  */
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
+import { err, ok, type Result } from '../../../../emulation/result.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import { type AdminRouteDeps, requireAdmin, requireScope } from '../admin/guards.js';
 import type {
   EnterpriseAccountDoc,
@@ -29,9 +31,7 @@ import {
 import { errors, respond, type StoreError } from '../errors.js';
 import type { UserRow } from '../model.js';
 import { checkBody } from '../requestBodies.js';
-import { arrayParam, type Ctx, param, readBody, readJson, route } from './common.js';
-
-const ENT = '/v0/meta/enterpriseAccounts/:enterpriseAccountId';
+import { arrayParam, type Ctx, createArea, param, readBody, readJson, route } from './common.js';
 
 /** Ids one move may carry (move-user-groups, move-workspaces: "Up to 100 … can be provided"). */
 const MOVE_MAX_IDS = 100;
@@ -72,8 +72,6 @@ function hubRequired(what: string): StoreError {
 function forbidden(message: string): StoreError {
   return { status: 403, type: 'INVALID_PERMISSIONS', message };
 }
-
-const send = (c: Ctx, error: StoreError): Response => respond(c, error);
 
 // --- reading the state ------------------------------------------------------------------------------------
 
@@ -369,33 +367,34 @@ function notInAccount(ref: UserRef, accountId: string): ItemError {
 
 // --- routes -------------------------------------------------------------------------------------------------
 
-export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps): void {
+export function enterpriseArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
   const { state, store, clock } = deps;
   const now = () => clock.now().toISOString();
 
   // Account information.
-  route(app, 'GET', ENT, (c) => {
+  function getEnterprise(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.account:read');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const include = includes(c, ['aggregated', 'descendants']);
-    if (!(include instanceof Set)) return send(c, include);
+    if (!(include instanceof Set)) return respond(c, include);
     return c.json(enterpriseInfo(state, admin.value.account, include));
-  });
+  }
 
   // A descendant account: only a root with Enterprise Hub has them, and they have none of their own.
-  route(app, 'POST', `${ENT}/descendants`, async (c) => {
+  async function createDescendantEnterprise(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.account:write');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const body = await readBody(c, 'createDescendantAccount');
-    if (!body.ok) return send(c, body.error);
+    if (!body.ok) return respond(c, body.error);
     const { account } = admin.value;
     if (account.parentEnterpriseAccountId !== null || !account.enterpriseHub) {
-      return send(c, hubRequired('create descendant enterprise accounts'));
+      return respond(c, hubRequired('create descendant enterprise accounts'));
     }
     const name = (body.value.name as string).trim();
     // Names are unique within an organisation, so admins can tell the accounts apart.
     if (state.organisation(account.id).some((a) => a.name.toLowerCase() === name.toLowerCase())) {
-      return send(c, invalid(`name "${name}" is already used by an account of this organisation.`));
+      return respond(c, invalid(`name "${name}" is already used by an account of this organisation.`));
     }
     const created: EnterpriseAccountDoc = {
       id: store.newId('enterpriseAccount'),
@@ -412,61 +411,49 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       parentEnterpriseAccountId: created.parentEnterpriseAccountId,
       ...enterpriseInfo(state, created, new Set()),
     });
-  });
+  }
 
   /** The checks both moves share: the target, the organisation, Enterprise Hub, the caller over the target. */
   const moveTarget = (
-    c: Ctx,
     source: EnterpriseAccountDoc,
     targetId: string,
     userId: string,
     what: string,
-  ): { ok: true; value: EnterpriseAccountDoc } | { ok: false; response: Response } => {
+  ): Result<EnterpriseAccountDoc, StoreError> => {
     const target = state.account(targetId);
     if (!target || !state.sameOrganisation(source.id, target.id)) {
-      return {
-        ok: false,
-        response: send(
-          c,
-          invalid(
-            `targetEnterpriseAccountId ${targetId} must be an enterprise account of the same organisation as ${source.id}.`,
-          ),
+      return err(
+        invalid(
+          `targetEnterpriseAccountId ${targetId} must be an enterprise account of the same organisation as ${source.id}.`,
         ),
-      };
+      );
     }
     if (target.id === source.id) {
-      return {
-        ok: false,
-        response: send(
-          c,
-          invalid(`targetEnterpriseAccountId ${targetId} is the account the ${what} are in already.`),
-        ),
-      };
+      return err(invalid(`targetEnterpriseAccountId ${targetId} is the account the ${what} are in already.`));
     }
     if (!state.account(source.rootEnterpriseAccountId)?.enterpriseHub) {
-      return { ok: false, response: send(c, hubRequired(`move ${what} between enterprise accounts`)) };
+      return err(hubRequired(`move ${what} between enterprise accounts`));
     }
-    if (!state.isAdminOf(userId, target.id)) return { ok: false, response: send(c, errors.modelNotFound()) };
-    return { ok: true, value: target };
+    if (!state.isAdminOf(userId, target.id)) return err(errors.modelNotFound());
+    return ok(target);
   };
 
-  route(app, 'POST', `${ENT}/moveGroups`, async (c) => {
+  async function moveUserGroups(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.groups:manage');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const body = await readBody(c, 'moveUserGroups');
-    if (!body.ok) return send(c, body.error);
+    if (!body.ok) return respond(c, body.error);
     if ((body.value.groupIds as string[]).length > MOVE_MAX_IDS) {
-      return send(c, invalid(`groupIds takes up to ${MOVE_MAX_IDS} ids.`));
+      return respond(c, invalid(`groupIds takes up to ${MOVE_MAX_IDS} ids.`));
     }
     const { account, principal } = admin.value;
     const target = moveTarget(
-      c,
       account,
       body.value.targetEnterpriseAccountId as string,
       principal.userId,
       'groups',
     );
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const movedGroups: { id: string }[] = [];
     const errorsOut: { id: string; type: string; message: string }[] = [];
     state.transaction(() => {
@@ -487,25 +474,24 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       }
     });
     return c.json({ movedGroups, errors: errorsOut });
-  });
+  }
 
-  route(app, 'POST', `${ENT}/moveWorkspaces`, async (c) => {
+  async function moveWorkspaces(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'workspacesAndBases:manage');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const body = await readBody(c, 'moveWorkspaces');
-    if (!body.ok) return send(c, body.error);
+    if (!body.ok) return respond(c, body.error);
     if ((body.value.workspaceIds as string[]).length > MOVE_MAX_IDS) {
-      return send(c, invalid(`workspaceIds takes up to ${MOVE_MAX_IDS} ids.`));
+      return respond(c, invalid(`workspaceIds takes up to ${MOVE_MAX_IDS} ids.`));
     }
     const { account, principal } = admin.value;
     const target = moveTarget(
-      c,
       account,
       body.value.targetEnterpriseAccountId as string,
       principal.userId,
       'workspaces',
     );
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const targetUsers = state.accountScope(target.value.id);
     const belongs = (userId: string) => {
       const profile = state.profile(userId);
@@ -516,7 +502,7 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       replacement !== undefined &&
       (!belongs(replacement) || state.profile(replacement)?.state !== 'provisioned')
     ) {
-      return send(
+      return respond(
         c,
         invalid(
           `replacementOwnerId ${replacement} must be a provisioned user of enterprise account ${target.value.id}.`,
@@ -559,19 +545,19 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       }
     });
     return c.json({ movedWorkspaces, errors: errorsOut });
-  });
+  }
 
   // --- users ------------------------------------------------------------------------------------------------
 
-  route(app, 'GET', `${ENT}/users`, (c) => {
+  function getUsersByIdOrEmail(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:read');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const include = includes(c, USER_INCLUDES);
-    if (!(include instanceof Set)) return send(c, include);
+    if (!(include instanceof Set)) return respond(c, include);
     const ids = arrayParam(c, 'id') ?? [];
     const emails = arrayParam(c, 'email') ?? [];
     if (ids.length === 0 && emails.length === 0)
-      return send(c, invalid('give at least one id[] or email[].'));
+      return respond(c, invalid('give at least one id[] or email[].'));
     const { account } = admin.value;
     const snapshot = store.schema();
     const wanted = new Set<string>();
@@ -586,18 +572,18 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       return found ? [userInfo(deps, found.user, found.profile, account, include)] : [];
     });
     return c.json({ users });
-  });
+  }
 
-  route(app, 'GET', `${ENT}/users/:userId`, (c) => {
+  function getUserById(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:read');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const include = includes(c, USER_INCLUDES);
-    if (!(include instanceof Set)) return send(c, include);
+    if (!(include instanceof Set)) return respond(c, include);
     const { account } = admin.value;
     const found = userInScope(deps, account, param(c, 'userId'));
-    if (!found) return send(c, userNotFound(param(c, 'userId'), account.id));
+    if (!found) return respond(c, userNotFound(param(c, 'userId'), account.id));
     return c.json(userInfo(deps, found.user, found.profile, account, include));
-  });
+  }
 
   /** Applies names and state to a user; the refusal's text when the change is not allowed. */
   const changeUser = (
@@ -635,26 +621,26 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
     return undefined;
   };
 
-  route(app, 'PATCH', `${ENT}/users/:userId`, async (c) => {
+  async function manageUser(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:write');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const body = await readBody(c, 'manageEnterpriseUser');
-    if (!body.ok) return send(c, body.error);
+    if (!body.ok) return respond(c, body.error);
     const { account } = admin.value;
     const found = userInScope(deps, account, param(c, 'userId'));
-    if (!found) return send(c, userNotFound(param(c, 'userId'), account.id));
+    if (!found) return respond(c, userNotFound(param(c, 'userId'), account.id));
     const refused = state.transaction(() => changeUser(found, body.value, account));
-    if (refused !== undefined) return send(c, invalid(refused));
+    if (refused !== undefined) return respond(c, invalid(refused));
     const after = userInScope(deps, account, found.user.id);
     // The upstream answers with no details; the updated user is more useful and costs nothing.
     return after ? c.json(userInfo(deps, after.user, after.profile, account, new Set())) : c.json({});
-  });
+  }
 
-  route(app, 'PATCH', `${ENT}/users`, async (c) => {
+  async function manageUserBatched(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:write');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const body = await readBody(c, 'manageEnterpriseUsers');
-    if (!body.ok) return send(c, body.error);
+    if (!body.ok) return respond(c, body.error);
     const { account } = admin.value;
     const items = body.value.users as (UserRef & {
       firstName?: string;
@@ -676,31 +662,31 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       }
     });
     return c.json({ errors: errorsOut });
-  });
+  }
 
-  route(app, 'DELETE', `${ENT}/users/:userId`, (c) => {
+  function deleteUserById(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:write');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const { account, principal } = admin.value;
     const found = userInScope(deps, account, param(c, 'userId'));
-    if (!found) return send(c, userNotFound(param(c, 'userId'), account.id));
+    if (!found) return respond(c, userNotFound(param(c, 'userId'), account.id));
     // The documented refusals, in the upstream's words; success is an empty answer.
-    if (found.user.id === principal.userId) return send(c, forbidden('Cannot perform action on self'));
+    if (found.user.id === principal.userId) return respond(c, forbidden('Cannot perform action on self'));
     if (!found.profile.isManaged) {
-      return send(c, forbidden('User is not managed by the enterprise account'));
+      return respond(c, forbidden('User is not managed by the enterprise account'));
     }
     if (soleOwnedSharedWorkspaces(deps, found.user.id).length > 0) {
-      return send(c, forbidden('Cannot delete sole owner of a workspace with other collaborators'));
+      return respond(c, forbidden('Cannot delete sole owner of a workspace with other collaborators'));
     }
     deleteUserEverywhere(deps, found.user.id);
     return c.json({});
-  });
+  }
 
-  route(app, 'DELETE', `${ENT}/users`, (c) => {
+  function deleteUsersByEmail(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:write');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const emails = arrayParam(c, 'email') ?? [];
-    if (emails.length === 0) return send(c, invalid('give at least one email[].'));
+    if (emails.length === 0) return respond(c, invalid('give at least one email[].'));
     const { account, principal } = admin.value;
     const deletedUsers: { id: string; email: string }[] = [];
     const errorsOut: { type: string; email: string; message: string }[] = [];
@@ -733,22 +719,22 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       }
     }
     return c.json({ deletedUsers, errors: errorsOut });
-  });
+  }
 
-  route(app, 'POST', `${ENT}/users/claim`, async (c) => {
+  async function manageUserMembership(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:write');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const json = await readJson(c);
-    if (!json.ok) return send(c, json.error);
+    if (!json.ok) return respond(c, json.error);
     const raw = json.value as { users?: unknown } | undefined;
     if (
       Array.isArray(raw?.users) &&
       raw.users.some((u) => typeof u === 'object' && u !== null && !('id' in u) && !('email' in u))
     ) {
-      return send(c, ID_OR_EMAIL);
+      return respond(c, ID_OR_EMAIL);
     }
     const checked = checkBody('manageUserMembership', json.value);
-    if (!checked.ok) return send(c, checked.error);
+    if (!checked.ok) return respond(c, checked.error);
     const { account } = admin.value;
     const items = (json.value as { users: (UserRef & { state: 'managed' | 'unmanaged' })[] }).users;
     const domains = domainsOf(state, account);
@@ -829,13 +815,13 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       }
     });
     return c.json({ errors: errorsOut });
-  });
+  }
 
   const adminAccess = (grant: boolean) => async (c: Ctx) => {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:write');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const body = await readBody(c, grant ? 'grantAdminAccess' : 'revokeAdminAccess');
-    if (!body.ok) return send(c, body.error);
+    if (!body.ok) return respond(c, body.error);
     const { account, principal } = admin.value;
     const errorsOut: ItemError[] = [];
     state.transaction(() => {
@@ -873,35 +859,35 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
     });
     return c.json({ errors: errorsOut });
   };
-  route(app, 'POST', `${ENT}/users/grantAdminAccess`, adminAccess(true));
-  route(app, 'POST', `${ENT}/users/revokeAdminAccess`, adminAccess(false));
+  const grantAdminAccess = adminAccess(true);
+  const revokeAdminAccess = adminAccess(false);
 
-  route(app, 'POST', `${ENT}/users/:userId/logout`, async (c) => {
+  async function logoutUser(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:write');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     // Any JSON body is accepted (the upstream documents none); unparsable JSON is still the usual 400.
     const json = await readJson(c);
-    if (!json.ok) return send(c, json.error);
+    if (!json.ok) return respond(c, json.error);
     const { account } = admin.value;
     const found = userInScope(deps, account, param(c, 'userId'));
-    if (!found) return send(c, userNotFound(param(c, 'userId'), account.id));
+    if (!found) return respond(c, userNotFound(param(c, 'userId'), account.id));
     state.update('profile', found.user.id, (p) => {
       p.loggedOutTime = now();
     });
     return c.json({});
-  });
+  }
 
-  route(app, 'POST', `${ENT}/users/:userId/remove`, async (c) => {
+  async function removeUserFromEnterprise(c: Ctx) {
     const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.user:write');
-    if (!admin.ok) return admin.response;
+    if (!admin.ok) return respond(c, admin.error);
     const body = await readBody(c, 'removeUserFromEnterprise');
-    if (!body.ok) return send(c, body.error);
+    if (!body.ok) return respond(c, body.error);
     const { account, principal } = admin.value;
     const userId = param(c, 'userId');
     // Anyone with access to the enterprise's assets can be removed, collaborators from outside it too.
-    if (!store.schema().userById.has(userId)) return send(c, userNotFound(userId, account.id));
+    if (!store.schema().userById.has(userId)) return respond(c, userNotFound(userId, account.id));
     if (userId === principal.userId) {
-      return send(c, forbidden('You are not permitted to perform this operation on yourself'));
+      return respond(c, forbidden('You are not permitted to perform this operation on yourself'));
     }
     const options = body.value as {
       isDryRun?: boolean | null;
@@ -919,12 +905,12 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
         replacement === userId ||
         profile?.state === 'deactivated'
       ) {
-        return send(c, invalid(`replacementOwnerId ${replacement} must be another active user.`));
+        return respond(c, invalid(`replacementOwnerId ${replacement} must be another active user.`));
       }
     }
     const soleOwned = soleOwnedWorkspaces(deps, userId, accounts);
     if (soleOwned.length > 0 && replacement === undefined) {
-      return send(
+      return respond(
         c,
         invalid(
           `the user is the sole owner of workspace ${soleOwned.join(', ')}; give a replacementOwnerId to take it over.`,
@@ -937,15 +923,15 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       accounts,
     });
     return c.json(removed);
-  });
+  }
 
   // --- user groups ------------------------------------------------------------------------------------------
 
-  route(app, 'GET', '/v0/meta/groups/:groupId', (c) => {
+  function getUserGroup(c: Ctx) {
     const principal = requireScope(c, deps, 'enterprise.groups:read');
-    if (!principal.ok) return principal.response;
+    if (!principal.ok) return respond(c, principal.error);
     const include = includes(c, ['collaborations']);
-    if (!(include instanceof Set)) return send(c, include);
+    if (!(include instanceof Set)) return respond(c, include);
     const group = state.get('group', param(c, 'groupId'));
     const userId = principal.value.userId;
     // Admins of the group's account and the group's own members see it; to anyone else it does not exist.
@@ -953,8 +939,26 @@ export function registerEnterpriseRoutes(app: Hono<EmulatorEnv>, deps: AdminRout
       !group ||
       !(state.isAdminOf(userId, group.enterpriseAccountId) || group.members.some((m) => m.userId === userId))
     ) {
-      return send(c, errors.modelNotFound());
+      return respond(c, errors.modelNotFound());
     }
     return c.json(groupInfo(deps, group, include.has('collaborations')));
-  });
+  }
+
+  route(area, STORE_OPERATIONS.GetEnterprise, getEnterprise);
+  route(area, STORE_OPERATIONS.CreateDescendantEnterprise, createDescendantEnterprise);
+  route(area, STORE_OPERATIONS.MoveUserGroups, moveUserGroups);
+  route(area, STORE_OPERATIONS.MoveWorkspaces, moveWorkspaces);
+  route(area, STORE_OPERATIONS.GetUsersByIdOrEmail, getUsersByIdOrEmail);
+  route(area, STORE_OPERATIONS.GetUserById, getUserById);
+  route(area, STORE_OPERATIONS.ManageUser, manageUser);
+  route(area, STORE_OPERATIONS.ManageUserBatched, manageUserBatched);
+  route(area, STORE_OPERATIONS.DeleteUserById, deleteUserById);
+  route(area, STORE_OPERATIONS.DeleteUsersByEmail, deleteUsersByEmail);
+  route(area, STORE_OPERATIONS.ManageUserMembership, manageUserMembership);
+  route(area, STORE_OPERATIONS.GrantAdminAccess, grantAdminAccess);
+  route(area, STORE_OPERATIONS.RevokeAdminAccess, revokeAdminAccess);
+  route(area, STORE_OPERATIONS.LogoutUser, logoutUser);
+  route(area, STORE_OPERATIONS.RemoveUserFromEnterprise, removeUserFromEnterprise);
+  route(area, STORE_OPERATIONS.GetUserGroup, getUserGroup);
+  return area;
 }

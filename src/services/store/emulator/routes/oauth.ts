@@ -13,27 +13,33 @@
  * None of these needs a bearer token (app.ts lets /oauth2/ through its authentication), and the request log
  * never shows the token endpoint's secrets (app.ts hands it isOAuthTokenPath for redaction).
  */
-import type { Context, Hono } from 'hono';
+import type { Hono } from 'hono';
 import { z } from 'zod';
 import { parseAuthorization } from '../../../../emulation/authorization.js';
 import { CONTROL_PREFIX, type EmulatorEnv } from '../../../../emulation/env.js';
 import { formatZodIssues } from '../../../../emulation/faults.js';
+import { readOptionalJson } from '../../../../emulation/inspection.js';
+import { err, ok, type Result } from '../../../../emulation/result.js';
 import { escapeHtml, htmlDocument } from '../../../../text/html.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import { ALL_SCOPES } from '../auth.js';
+import type { StoreDatabase } from '../database.js';
 import {
   isValidCodeVerifier,
   isValidS256Challenge,
   MAX_TOKEN_TTL_SECONDS,
   type OAuthClient,
   type OAuthError,
-  type OAuthStore,
+  type OAuthState,
   type PendingAuthorization,
   parseScopes,
 } from '../oauth.js';
-import type { StoreDb } from '../store.js';
+import { type Ctx, createArea, route } from './common.js';
 
 export const OAUTH_AUTHORIZE_PATH = '/oauth2/v1/authorize';
 export const OAUTH_TOKEN_PATH = '/oauth2/v1/token';
+/** Emulator-only: the consent page's Approve or Deny (the upstream's page is its own web app, not its API). */
+export const CONSENT_ANSWER = { method: 'POST', path: OAUTH_AUTHORIZE_PATH } as const;
 
 /** The OAuth endpoints are outside the bearer-token API (upstream: on airtable.com, not api.airtable.com). */
 export function isOAuthPath(path: string): boolean {
@@ -46,11 +52,9 @@ export function isOAuthTokenPath(path: string): boolean {
 }
 
 export interface OAuthRouteDeps {
-  oauth: OAuthStore;
-  store: StoreDb;
+  oauth: OAuthState;
+  store: StoreDatabase;
 }
-
-type Ctx = Context<EmulatorEnv>;
 
 /** One plain sentence per scope for the consent page (the emulator's wording of upstream's scopes page). */
 export const SCOPE_DESCRIPTIONS: Readonly<Record<string, string>> = {
@@ -181,17 +185,14 @@ function redirectTo(c: Ctx, redirectUri: string, params: Record<string, string |
 
 // ---- authorize -----------------------------------------------------------------------------------------------
 
-type AuthorizeCheck =
-  | { ok: true; client: OAuthClient; request: PendingAuthorization }
-  | { ok: false; response: Response };
+/** The checked request, or the answer refusing it (an error page, or a redirect back with the error). */
+type AuthorizeCheck = Result<{ client: OAuthClient; request: PendingAuthorization }, Response>;
 
-function checkAuthorizeRequest(c: Ctx, oauth: OAuthStore): AuthorizeCheck {
+function checkAuthorizeRequest(c: Ctx, oauth: OAuthState): AuthorizeCheck {
   const all = (name: string) => c.req.queries(name) ?? [];
   const one = (name: string) => all(name)[0];
-  const stop = (message: string, details: [string, string][] = []): AuthorizeCheck => ({
-    ok: false,
-    response: errorPage(c, 400, message, details),
-  });
+  const stop = (message: string, details: [string, string][] = []): AuthorizeCheck =>
+    err(errorPage(c, 400, message, details));
 
   // Until client and redirect URI are trusted, nothing is sent anywhere: an error page (RFC 6749 §4.1.2.1).
   if (all('client_id').length > 1) return stop('client_id was given more than once.');
@@ -212,10 +213,8 @@ function checkAuthorizeRequest(c: Ctx, oauth: OAuthStore): AuthorizeCheck {
   const states = all('state');
   // Echoed only when given once and non-empty; a missing state is itself refused below.
   const state = states.length === 1 && states[0] !== '' ? states[0] : undefined;
-  const refuse = (error: string, description: string): AuthorizeCheck => ({
-    ok: false,
-    response: redirectTo(c, redirectUri, { error, error_description: description, state }),
-  });
+  const refuse = (error: string, description: string): AuthorizeCheck =>
+    err(redirectTo(c, redirectUri, { error, error_description: description, state }));
   for (const name of ['response_type', 'scope', 'state', 'code_challenge', 'code_challenge_method']) {
     if (all(name).length > 1) return refuse('invalid_request', `${name} was given more than once.`);
   }
@@ -253,7 +252,7 @@ function checkAuthorizeRequest(c: Ctx, oauth: OAuthStore): AuthorizeCheck {
   if (unknown.length > 0) return refuse('invalid_scope', `Unknown scope: ${unknown.join(' ')}`);
   if (new Set(scopes).size !== scopes.length)
     return refuse('invalid_scope', 'Each scope may be named only once.');
-  return { ok: true, client, request: { clientId, redirectUri, scopes, state, codeChallenge: challenge } };
+  return ok({ client, request: { clientId, redirectUri, scopes, state, codeChallenge: challenge } });
 }
 
 async function readForm(c: Ctx): Promise<URLSearchParams | undefined> {
@@ -284,7 +283,7 @@ function formDecode(value: string): string | undefined {
   }
 }
 
-async function token(c: Ctx, oauth: OAuthStore): Promise<Response> {
+async function issueToken(c: Ctx, oauth: OAuthState): Promise<Response> {
   const form = await readForm(c);
   if (!form) {
     return tokenError(c, {
@@ -324,7 +323,7 @@ async function token(c: Ctx, oauth: OAuthStore): Promise<Response> {
   if (!client.ok) return tokenError(c, client.error);
 
   const missing = (names: string[]) => names.filter((n) => (field(n) ?? '') === '');
-  let issued: ReturnType<OAuthStore['refresh']>;
+  let issued: ReturnType<OAuthState['refresh']>;
   if (grantType === 'authorization_code') {
     const absent = missing(['code', 'redirect_uri', 'code_verifier']);
     if (absent.length > 0) {
@@ -371,22 +370,25 @@ async function token(c: Ctx, oauth: OAuthStore): Promise<Response> {
   });
 }
 
-// ---- registration --------------------------------------------------------------------------------------------
+// ---- the area ------------------------------------------------------------------------------------------------
 
-export function registerOAuthRoutes(app: Hono<EmulatorEnv>, deps: OAuthRouteDeps): void {
+export function oauthArea(deps: OAuthRouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
   const { oauth, store } = deps;
 
-  app.get(OAUTH_AUTHORIZE_PATH, (c) => {
+  /** The consent page, where an emulated user is picked to act as. */
+  function authorize(c: Ctx) {
     const checked = checkAuthorizeRequest(c, oauth);
-    if (!checked.ok) return checked.response;
+    if (!checked.ok) return checked.error;
     const users = store.schema().users;
     if (users.length === 0) return errorPage(c, 400, 'The emulated account has no users to act as.');
-    const requestId = oauth.createConsent(checked.request);
+    const requestId = oauth.createConsent(checked.value.request);
     protect(c);
-    return c.html(consentPage(checked.client, checked.request, requestId, users));
-  });
+    return c.html(consentPage(checked.value.client, checked.value.request, requestId, users));
+  }
 
-  app.post(OAUTH_AUTHORIZE_PATH, async (c) => {
+  /** The consent page's Approve or Deny. */
+  async function answerConsent(c: Ctx) {
     const form = await readForm(c);
     if (!form)
       return errorPage(c, 400, 'The consent form must be posted as application/x-www-form-urlencoded.');
@@ -416,9 +418,18 @@ export function registerOAuthRoutes(app: Hono<EmulatorEnv>, deps: OAuthRouteDeps
     oauth.closeConsent(requestId);
     const code = oauth.issueCode(pending, userId);
     return redirectTo(c, pending.redirectUri, { code, state: pending.state });
-  });
+  }
 
-  app.post(OAUTH_TOKEN_PATH, (c) => token(c, oauth));
+  function requestToken(c: Ctx) {
+    return issueToken(c, oauth);
+  }
+
+  // No trailing-slash twins here: the OAuth host takes its paths exactly.
+  const exact = { trailingSlash: false } as const;
+  route(area, STORE_OPERATIONS.Authorize, authorize, exact);
+  route(area, CONSENT_ANSWER, answerConsent, exact);
+  route(area, STORE_OPERATIONS.RequestToken, requestToken, exact);
+  return area;
 }
 
 const ConfigUpdate = z
@@ -429,7 +440,7 @@ const ConfigUpdate = z
   .strict();
 
 /** The /_emulator/oauth controls: grants without token material, revocation, token lifetimes. */
-export function mountOAuthControls(app: Hono<EmulatorEnv>, oauth: OAuthStore): void {
+export function mountOAuthControls(app: Hono<EmulatorEnv>, oauth: OAuthState): void {
   const base = `${CONTROL_PREFIX}/oauth`;
   const state = () => ({
     ...oauth.config,
@@ -452,14 +463,9 @@ export function mountOAuthControls(app: Hono<EmulatorEnv>, oauth: OAuthStore): v
   });
   app.get(`${base}/config`, (c) => c.json(state()));
   app.put(`${base}/config`, async (c) => {
-    let body: unknown;
-    try {
-      const text = await c.req.text();
-      body = text.trim() === '' ? {} : JSON.parse(text);
-    } catch (e) {
-      return c.json({ error: `Request body is not valid JSON: ${(e as Error).message}` }, 400);
-    }
-    const parsed = ConfigUpdate.safeParse(body);
+    const body = await readOptionalJson(c);
+    if (!body.ok) return c.json({ error: body.error }, 400);
+    const parsed = ConfigUpdate.safeParse(body.value);
     if (!parsed.success)
       return c.json({ error: `Invalid OAuth settings: ${formatZodIssues(parsed.error)}` }, 400);
     oauth.configure({

@@ -7,34 +7,43 @@
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
 import { err, ok, type Result } from '../../../../emulation/result.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import type { Principal } from '../auth.js';
 import { Reader } from '../compute.js';
+import type { StoreDatabase, TableModel } from '../database.js';
 import { isValidLocale, isValidTimeZone } from '../dates.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import { isRecordObject } from '../fields.js';
 import type { BaseRow, JsonObject } from '../model.js';
-import { type ListRequest, listRecords, MAX_PAGE_SIZE, recordJson, type SortSpec } from '../query.js';
 import {
-  createRecords,
+  type ListRequest,
+  MAX_PAGE_SIZE,
+  listRecords as pageOfRecords,
+  recordJson,
+  type SortSpec,
+} from '../query.js';
+import {
   deleteRecords,
+  createRecords as insertRecords,
   Mutation,
   recordInputs,
   updateRecords,
   upsertRecords,
 } from '../records.js';
 import { RECORDS_PER_REQUEST } from '../requestBodies.js';
-import type { StoreDb, TableModel } from '../store.js';
 import {
   actorOf,
   arrayParam,
   boolParam,
   type Ctx,
+  createArea,
   isReservedBaseSegment,
   originOf,
   param,
   type RouteDeps,
   readBody,
   readJson,
+  reply,
   route,
   sortParam,
 } from './common.js';
@@ -43,7 +52,7 @@ export const READ_SCOPE = 'data.records:read';
 export const WRITE_SCOPE = 'data.records:write';
 
 /** A table of the base by id, or else by exact name. */
-export function resolveTable(store: StoreDb, baseId: string, idOrName: string): TableModel | undefined {
+export function resolveTable(store: StoreDatabase, baseId: string, idOrName: string): TableModel | undefined {
   const tables = store.schema().tablesOfBase.get(baseId) ?? [];
   return tables.find((t) => t.row.id === idOrName) ?? tables.find((t) => t.row.name === idOrName);
 }
@@ -67,7 +76,7 @@ function target(
   const baseId = param(c, 'baseId');
   const seen = deps.access.base(principal.value, baseId, 'read', 'read this base');
   if (!seen.ok) return seen;
-  const table = resolveTable(deps.store, baseId, param(c, 'table'));
+  const table = resolveTable(deps.store, baseId, param(c, 'tableIdOrName'));
   if (!table) return err(errors.modelNotFound());
   if (needed === 'edit') {
     const writable = deps.access.base(principal.value, baseId, 'edit', refused(table));
@@ -236,7 +245,8 @@ function rawListFromQuery(c: Ctx): RawList {
 
 // --- routes --------------------------------------------------------------------------------------------------
 
-export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): void {
+export function recordsArea(deps: RouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
   const { store, clock } = deps;
   const reader = (c: Ctx) => new Reader(store, store.schema(), { now: clock.now(), origin: originOf(c) });
   const mutation = (c: Ctx, t: Target) =>
@@ -249,12 +259,12 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
   const list = (c: Ctx, t: Target, raw: RawList): Response => {
     const req = listRequest(raw);
     if (!req.ok) return respond(c, req.error);
-    const result = listRecords(
+    const result = pageOfRecords(
       { reader: reader(c), iterators: deps.iterators, commentCount: (id) => store.commentCount(id) },
       t.table,
       req.value,
     );
-    return result.ok ? c.json(result.value) : respond(c, result.error);
+    return reply(c, result);
   };
 
   /** The written records, read back fresh (computed fields included). */
@@ -269,14 +279,14 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
     });
   };
 
-  route(app, 'GET', '/v0/:baseId/:table', (c) => {
+  function listRecords(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(deps, c, READ_SCOPE, 'read', () => '');
     if (!t.ok) return respond(c, t.error);
     return list(c, t.value, rawListFromQuery(c));
-  });
+  }
 
-  route(app, 'POST', '/v0/:baseId/:table/listRecords', async (c) => {
+  async function listRecordsByPost(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(deps, c, READ_SCOPE, 'read', () => '');
     if (!t.ok) return respond(c, t.error);
@@ -293,9 +303,9 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
       if (raw[key] === undefined && fromQuery !== undefined) raw[key] = fromQuery;
     }
     return list(c, t.value, raw);
-  });
+  }
 
-  route(app, 'GET', '/v0/:baseId/:table/:recordId', (c) => {
+  function getRecord(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(deps, c, READ_SCOPE, 'read', () => '');
     if (!t.ok) return respond(c, t.error);
@@ -315,9 +325,9 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
       return respond(c, errors.recordNotFound(recordId));
     }
     return c.json(recordJson(reader(c).view(table, row), format.value));
-  });
+  }
 
-  route(app, 'POST', '/v0/:baseId/:table', async (c) => {
+  async function createRecords(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(
       deps,
@@ -332,13 +342,13 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
     const single = body.value.records === undefined;
     const inputs = single ? recordInputs([{ fields: body.value.fields }]) : recordInputs(body.value.records);
     if (!inputs) return respond(c, errors.invalidRecords());
-    const created = createRecords(mutation(c, t.value), t.value.table, inputs, {
+    const created = insertRecords(mutation(c, t.value), t.value.table, inputs, {
       typecast: body.value.typecast === true,
     });
     if (!created.ok) return respond(c, created.error);
     const records = written(c, t.value.table, created.value, body.value.returnFieldsByFieldId === true);
     return c.json(single ? (records[0] ?? {}) : { records });
-  });
+  }
 
   const updateMany = (replace: boolean) => async (c: Ctx) => {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
@@ -375,8 +385,8 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
     if (!result.ok) return respond(c, result.error);
     return c.json({ records: written(c, t.value.table, result.value, byFieldId) });
   };
-  route(app, 'PATCH', '/v0/:baseId/:table', updateMany(false));
-  route(app, 'PUT', '/v0/:baseId/:table', updateMany(true));
+  const updateMultipleRecords = updateMany(false);
+  const replaceMultipleRecords = updateMany(true);
 
   const updateOne = (replace: boolean) => async (c: Ctx) => {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
@@ -402,10 +412,10 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
     const records = written(c, t.value.table, result.value, body.value.returnFieldsByFieldId === true);
     return c.json(records[0] ?? {});
   };
-  route(app, 'PATCH', '/v0/:baseId/:table/:recordId', updateOne(false));
-  route(app, 'PUT', '/v0/:baseId/:table/:recordId', updateOne(true));
+  const updateRecord = updateOne(false);
+  const replaceRecord = updateOne(true);
 
-  route(app, 'DELETE', '/v0/:baseId/:table', (c) => {
+  function deleteMultipleRecords(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(
       deps,
@@ -420,9 +430,9 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
     const result = deleteRecords(mutation(c, t.value), t.value.table, ids);
     if (!result.ok) return respond(c, result.error);
     return c.json({ records: result.value.map((id) => ({ id, deleted: true })) });
-  });
+  }
 
-  route(app, 'DELETE', '/v0/:baseId/:table/:recordId', (c) => {
+  function deleteRecord(c: Ctx) {
     if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(
       deps,
@@ -435,5 +445,17 @@ export function registerRecordRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
     const result = deleteRecords(mutation(c, t.value), t.value.table, [param(c, 'recordId')]);
     if (!result.ok) return respond(c, result.error);
     return c.json({ id: result.value[0], deleted: true });
-  });
+  }
+
+  route(area, STORE_OPERATIONS.ListRecords, listRecords);
+  route(area, STORE_OPERATIONS.ListRecordsByPost, listRecordsByPost);
+  route(area, STORE_OPERATIONS.GetRecord, getRecord);
+  route(area, STORE_OPERATIONS.CreateRecords, createRecords);
+  route(area, STORE_OPERATIONS.UpdateMultipleRecords, updateMultipleRecords);
+  route(area, STORE_OPERATIONS.ReplaceMultipleRecords, replaceMultipleRecords);
+  route(area, STORE_OPERATIONS.UpdateRecord, updateRecord);
+  route(area, STORE_OPERATIONS.ReplaceRecord, replaceRecord);
+  route(area, STORE_OPERATIONS.DeleteMultipleRecords, deleteMultipleRecords);
+  route(area, STORE_OPERATIONS.DeleteRecord, deleteRecord);
+  return area;
 }

@@ -8,27 +8,34 @@ import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
 import { decodeCursor, encodeCursor } from '../../../../emulation/pagination.js';
 import { err, ok, type Result } from '../../../../emulation/result.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import type { Principal } from '../auth.js';
+import type { TableModel } from '../database.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import { isRecordObject } from '../fields.js';
+// The schema changes by namespace: their names are the handlers' (named after the operations).
+import * as metadata from '../metadata.js';
 import {
-  createBase,
-  createField,
-  createTable,
-  deleteBase,
-  deleteView,
   fieldInputOf,
   type SchemaDeps,
   type TableInput,
   tableInputOf,
   tableJson,
-  updateField,
-  updateTable,
   viewJson,
 } from '../metadata.js';
 import type { BaseRow, JsonObject } from '../model.js';
-import type { TableModel } from '../store.js';
-import { actorOf, arrayParam, type Ctx, param, type RouteDeps, readBody, readJson, route } from './common.js';
+import {
+  actorOf,
+  arrayParam,
+  type Ctx,
+  createArea,
+  param,
+  type RouteDeps,
+  readBody,
+  readJson,
+  reply,
+  route,
+} from './common.js';
 import { resolveTable } from './records.js';
 
 export const SCHEMA_READ_SCOPE = 'schema.bases:read';
@@ -41,7 +48,8 @@ export const VIEWS_WRITE_SCOPE = 'workspacesAndBases:write';
 export const BASES_PAGE_SIZE = 100;
 const BASES_CURSOR = 'bases';
 
-export function registerSchemaRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): void {
+export function schemaArea(deps: RouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
   const { store, clock, access } = deps;
   const schemaDeps: SchemaDeps = { store, hub: deps.hub, now: () => clock.now() };
 
@@ -61,13 +69,14 @@ export function registerSchemaRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
   ): Result<{ principal: Principal; base: BaseRow; table: TableModel }, StoreError> => {
     const t = baseTarget(c, SCHEMA_WRITE_SCOPE, 'create');
     if (!t.ok) return t;
-    const table = resolveTable(store, t.value.base.id, param(c, 'table'));
+    // UpdateTable names it {tableIdOrName}; the field operations {tableId} (a name is taken there too).
+    const table = resolveTable(store, t.value.base.id, param(c, 'tableIdOrName') || param(c, 'tableId'));
     return table ? ok({ ...t.value, table }) : err(errors.modelNotFound());
   };
 
   const includesVisibleFieldIds = (c: Ctx) => (arrayParam(c, 'include') ?? []).includes('visibleFieldIds');
 
-  route(app, 'GET', '/v0/meta/bases', (c) => {
+  function listBases(c: Ctx) {
     const principal = access.require(c, SCHEMA_READ_SCOPE);
     if (!principal.ok) return respond(c, principal.error);
     const visible = store
@@ -87,9 +96,9 @@ export function registerSchemaRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
       bases: page.map(({ base, level }) => ({ id: base.id, name: base.name, permissionLevel: level })),
       ...(next < visible.length ? { offset: encodeCursor(BASES_CURSOR, [next]) } : {}),
     });
-  });
+  }
 
-  route(app, 'POST', '/v0/meta/bases', async (c) => {
+  async function createBase(c: Ctx) {
     const principal = access.require(c, SCHEMA_WRITE_SCOPE);
     if (!principal.ok) return respond(c, principal.error);
     const body = await readBody(c, 'createBase');
@@ -100,70 +109,70 @@ export function registerSchemaRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
       if (!table) return respond(c, errors.invalidRequest('Each table needs a name and fields.'));
       tables.push(table);
     }
-    const created = createBase(schemaDeps, actorOf(principal.value), {
+    const created = metadata.createBase(schemaDeps, actorOf(principal.value), {
       name: String(body.value.name),
       workspaceId: String(body.value.workspaceId),
       tables,
     });
-    return created.ok ? c.json(created.value) : respond(c, created.error);
-  });
+    return reply(c, created);
+  }
 
-  route(app, 'DELETE', '/v0/meta/bases/:baseId', (c) => {
+  function deleteBase(c: Ctx) {
     const t = baseTarget(c, BASES_MANAGE_SCOPE, 'create');
     if (!t.ok) return respond(c, t.error);
-    const deleted = deleteBase(schemaDeps, actorOf(t.value.principal), t.value.base.id);
-    return deleted.ok ? c.json(deleted.value) : respond(c, deleted.error);
-  });
+    const deleted = metadata.deleteBase(schemaDeps, actorOf(t.value.principal), t.value.base.id);
+    return reply(c, deleted);
+  }
 
-  route(app, 'GET', '/v0/meta/bases/:baseId/tables', (c) => {
+  function getBaseSchema(c: Ctx) {
     const t = baseTarget(c, SCHEMA_READ_SCOPE, 'read');
     if (!t.ok) return respond(c, t.error);
     const snapshot = store.schema();
     const include = includesVisibleFieldIds(c);
     const tables = snapshot.tablesOfBase.get(t.value.base.id) ?? [];
     return c.json({ tables: tables.map((table) => tableJson(table, snapshot, include)) });
-  });
+  }
 
-  route(app, 'POST', '/v0/meta/bases/:baseId/tables', async (c) => {
+  async function createTable(c: Ctx) {
     const t = baseTarget(c, SCHEMA_WRITE_SCOPE, 'create');
     if (!t.ok) return respond(c, t.error);
     const body = await readBody(c, 'createTable');
     if (!body.ok) return respond(c, body.error);
     const input = tableInputOf(body.value);
     if (!input) return respond(c, errors.invalidRequest('A table needs a name and fields.'));
-    const created = createTable(schemaDeps, actorOf(t.value.principal), t.value.base.id, input);
-    return created.ok ? c.json(created.value) : respond(c, created.error);
-  });
+    const created = metadata.createTable(schemaDeps, actorOf(t.value.principal), t.value.base.id, input);
+    return reply(c, created);
+  }
 
-  route(app, 'PATCH', '/v0/meta/bases/:baseId/tables/:table', async (c) => {
+  async function updateTable(c: Ctx) {
     const t = tableTarget(c);
     if (!t.ok) return respond(c, t.error);
     const body = await readBody(c, 'updateTable');
     if (!body.ok) return respond(c, body.error);
     const { name, description, dateDependencySettings } = body.value;
-    const updated = updateTable(schemaDeps, actorOf(t.value.principal), t.value.table, {
+    const updated = metadata.updateTable(schemaDeps, actorOf(t.value.principal), t.value.table, {
       ...(typeof name === 'string' ? { name } : {}),
       ...(typeof description === 'string' ? { description } : {}),
       ...(isRecordObject(dateDependencySettings) ? { dateDependencySettings } : {}),
     });
-    return updated.ok ? c.json(updated.value) : respond(c, updated.error);
-  });
+    return reply(c, updated);
+  }
 
-  route(app, 'POST', '/v0/meta/bases/:baseId/tables/:table/fields', async (c) => {
+  async function createField(c: Ctx) {
     const t = tableTarget(c);
     if (!t.ok) return respond(c, t.error);
     const body = await readBody(c, 'createField');
     if (!body.ok) return respond(c, body.error);
     const input = fieldInputOf(body.value);
     if (!input) return respond(c, errors.invalidRequest('A field needs a name and a type.'));
-    const created = createField(schemaDeps, actorOf(t.value.principal), t.value.table, input);
-    return created.ok ? c.json(created.value) : respond(c, created.error);
-  });
+    const created = metadata.createField(schemaDeps, actorOf(t.value.principal), t.value.table, input);
+    return reply(c, created);
+  }
 
-  route(app, 'PATCH', '/v0/meta/bases/:baseId/tables/:table/fields/:fieldId', async (c) => {
+  async function updateField(c: Ctx) {
     const t = tableTarget(c);
     if (!t.ok) return respond(c, t.error);
-    const field = t.value.table.fieldById.get(param(c, 'fieldId'));
+    const field = t.value.table.fieldById.get(param(c, 'columnId'));
     if (!field) return respond(c, errors.modelNotFound());
     // No shared schema covers this body: {name?, description?}, at least one.
     const body = await readJson(c);
@@ -178,14 +187,14 @@ export function registerSchemaRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
     if (value.description !== undefined && typeof value.description !== 'string') {
       return respond(c, errors.invalidRequest('description must be a string.'));
     }
-    const updated = updateField(schemaDeps, actorOf(t.value.principal), t.value.table, field, {
+    const updated = metadata.updateField(schemaDeps, actorOf(t.value.principal), t.value.table, field, {
       ...(typeof value.name === 'string' ? { name: value.name } : {}),
       ...(typeof value.description === 'string' ? { description: value.description } : {}),
     });
-    return updated.ok ? c.json(updated.value) : respond(c, updated.error);
-  });
+    return reply(c, updated);
+  }
 
-  route(app, 'GET', '/v0/meta/bases/:baseId/views', (c) => {
+  function listViews(c: Ctx) {
     const t = baseTarget(c, VIEWS_READ_SCOPE, 'read');
     if (!t.ok) return respond(c, t.error);
     const include = includesVisibleFieldIds(c);
@@ -194,7 +203,7 @@ export function registerSchemaRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
       for (const view of table.views) views.push(viewJson(view, table, include));
     }
     return c.json({ views });
-  });
+  }
 
   const viewTarget = (c: Ctx, scope: string, needed: 'read' | 'create') => {
     const t = baseTarget(c, scope, needed);
@@ -204,16 +213,29 @@ export function registerSchemaRoutes(app: Hono<EmulatorEnv>, deps: RouteDeps): v
     return ok({ ...t.value, ...found });
   };
 
-  route(app, 'GET', '/v0/meta/bases/:baseId/views/:viewId', (c) => {
+  function getViewMetadata(c: Ctx) {
     const t = viewTarget(c, VIEWS_READ_SCOPE, 'read');
     if (!t.ok) return respond(c, t.error);
     return c.json(viewJson(t.value.view, t.value.table, includesVisibleFieldIds(c)));
-  });
+  }
 
-  route(app, 'DELETE', '/v0/meta/bases/:baseId/views/:viewId', (c) => {
+  function deleteView(c: Ctx) {
     const t = viewTarget(c, VIEWS_WRITE_SCOPE, 'create');
     if (!t.ok) return respond(c, t.error);
-    const deleted = deleteView(schemaDeps, actorOf(t.value.principal), t.value.table, t.value.view);
-    return deleted.ok ? c.json(deleted.value) : respond(c, deleted.error);
-  });
+    const deleted = metadata.deleteView(schemaDeps, actorOf(t.value.principal), t.value.table, t.value.view);
+    return reply(c, deleted);
+  }
+
+  route(area, STORE_OPERATIONS.ListBases, listBases);
+  route(area, STORE_OPERATIONS.CreateBase, createBase);
+  route(area, STORE_OPERATIONS.DeleteBase, deleteBase);
+  route(area, STORE_OPERATIONS.GetBaseSchema, getBaseSchema);
+  route(area, STORE_OPERATIONS.CreateTable, createTable);
+  route(area, STORE_OPERATIONS.UpdateTable, updateTable);
+  route(area, STORE_OPERATIONS.CreateField, createField);
+  route(area, STORE_OPERATIONS.UpdateField, updateField);
+  route(area, STORE_OPERATIONS.ListViews, listViews);
+  route(area, STORE_OPERATIONS.GetViewMetadata, getViewMetadata);
+  route(area, STORE_OPERATIONS.DeleteView, deleteView);
+  return area;
 }

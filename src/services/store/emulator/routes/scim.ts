@@ -18,6 +18,7 @@ import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
 import { formatZodIssues } from '../../../../emulation/faults.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import { STORE_BODIES, type StoreBodyName } from '../../schemas/index.js';
 import { SCIM_ENTERPRISE_USER_URI, SCIM_GROUP_URI, SCIM_USER_URI } from '../../schemas/scim.js';
 import { type AdminRouteDeps, requireScimAdmin } from '../admin/guards.js';
@@ -38,7 +39,7 @@ import {
 import { deleteUserEverywhere, soleOwnedSharedWorkspaces } from '../admin/users.js';
 import type { Principal } from '../auth.js';
 import type { UserRow } from '../model.js';
-import { type Ctx, param, readBody, readJson, route } from './common.js';
+import { type Ctx, createArea, param, Refusal, readBody, readJson, route } from './common.js';
 
 const LIST_RESPONSE_URI = 'urn:ietf:params:scim:api:messages:2.0:ListResponse';
 const ERROR_URI = 'urn:ietf:params:scim:api:messages:2.0:Error';
@@ -102,30 +103,23 @@ interface ScimCaller {
 }
 
 /**
- * Registers a SCIM handler: the caller first (the store's usual 401/403 bodies), then the request's content
- * type, then the handler, whose ScimProblems and filter/path errors become SCIM error bodies.
+ * What every SCIM handler starts with: the caller (refused with the store's usual 401/403 bodies), then, for a
+ * request with a body, its content type.
  */
-function scimRoute(
-  app: Hono<EmulatorEnv>,
-  deps: AdminRouteDeps,
-  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE',
-  path: string,
-  handler: (c: Ctx, caller: ScimCaller) => Response | Promise<Response>,
-): void {
-  route(app, method, path, async (c) => {
-    const admin = requireScimAdmin(c, deps);
-    if (!admin.ok) return admin.response;
-    const caller: ScimCaller = { ...admin.value, scope: deps.state.accountScope(admin.value.account.id) };
-    try {
-      if (method === 'POST' || method === 'PUT' || method === 'PATCH') checkContentType(c);
-      return await handler(c, caller);
-    } catch (error) {
-      if (error instanceof ScimProblem) return scimError(c, error);
-      if (error instanceof ScimFilterError)
-        return scimError(c, new ScimProblem(400, error.message, error.scimType));
-      throw error;
-    }
-  });
+function scimCaller(c: Ctx, deps: AdminRouteDeps, hasBody = false): ScimCaller {
+  const admin = requireScimAdmin(c, deps);
+  if (!admin.ok) throw new Refusal(admin.error);
+  const caller: ScimCaller = { ...admin.value, scope: deps.state.accountScope(admin.value.account.id) };
+  if (hasBody) checkContentType(c);
+  return caller;
+}
+
+/** The SCIM area's error handling: ScimProblems and filter/path errors become SCIM error bodies. */
+function answerScimProblem(error: Error, c: Ctx): Response | undefined {
+  if (error instanceof ScimProblem) return scimError(c, error);
+  if (error instanceof ScimFilterError)
+    return scimError(c, new ScimProblem(400, error.message, error.scimType));
+  return undefined;
 }
 
 /**
@@ -401,7 +395,7 @@ function userResource(entry: UserEntry, groups: Map<string, Json[]>): Json {
 
 /**
  * Resources of unchanged users, reused between list requests (10,000 users are listed and filtered per request):
- * a profile or user row that changes is a new object (AdminState and StoreDb never mutate cached rows in place),
+ * a profile or user row that changes is a new object (AdminState and StoreDatabase never mutate cached rows in place),
  * and a change to the user's groups changes the signature. Callers never mutate what this returns.
  */
 const listed = new WeakMap<UserProfileDoc, { user: UserRow; groups: string; resource: Json }>();
@@ -829,39 +823,45 @@ function activeOf(value: unknown): unknown {
 
 // ---- routes ---------------------------------------------------------------------------------------------------
 
-export function registerScimRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps): void {
+export function scimArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
+  const area = createArea(answerScimProblem);
   const { state } = deps;
 
   // --- Users ---
 
-  scimRoute(app, deps, 'GET', USERS, (c, caller) => {
+  function listScimUsers(c: Ctx) {
+    const caller = scimCaller(c, deps);
     const filter = filterOf(c, 'User');
     const projection = projectionOf(c, 'User');
     const groups = groupIndex(groupsInScope(deps, caller.scope));
     const resources = usersInScope(deps, caller.scope).map((entry) => listedUserResource(entry, groups));
     return listResponse(c, filterScimResources(resources, filter), projection);
-  });
+  }
 
-  scimRoute(app, deps, 'POST', USERS, async (c, caller) => {
+  async function createScimUser(c: Ctx) {
+    const caller = scimCaller(c, deps, true);
     const body = await scimBody(c, 'createScimUser');
     const entry = saveUser(deps, caller, body, undefined);
     const resource = userResource(entry, new Map());
     return scimJson(c, resource, 201, { Location: `${USERS}/${entry.user.id}` });
-  });
+  }
 
-  scimRoute(app, deps, 'GET', `${USERS}/:userId`, (c, caller) => {
+  function getScimUser(c: Ctx) {
+    const caller = scimCaller(c, deps);
     const entry = findUser(deps, caller, param(c, 'userId'));
     return scimJson(c, project(oneUserResource(deps, caller, entry), projectionOf(c, 'User')));
-  });
+  }
 
-  scimRoute(app, deps, 'PUT', `${USERS}/:userId`, async (c, caller) => {
+  async function putScimUser(c: Ctx) {
+    const caller = scimCaller(c, deps, true);
     const entry = findUser(deps, caller, param(c, 'userId'));
     const body = await scimBody(c, 'replaceScimUser');
     const saved = saveUser(deps, caller, body, entry);
     return scimJson(c, oneUserResource(deps, caller, saved));
-  });
+  }
 
-  scimRoute(app, deps, 'PATCH', `${USERS}/:userId`, async (c, caller) => {
+  async function patchScimUser(c: Ctx) {
+    const caller = scimCaller(c, deps, true);
     const entry = findUser(deps, caller, param(c, 'userId'));
     const body = await scimBody(c, 'patchScimUser');
     const resource = structuredClone(userResource(entry, new Map()));
@@ -883,9 +883,10 @@ export function registerScimRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps)
     }
     const saved = saveUser(deps, caller, resource, entry);
     return scimJson(c, oneUserResource(deps, caller, saved));
-  });
+  }
 
-  scimRoute(app, deps, 'DELETE', `${USERS}/:userId`, (c, caller) => {
+  function deleteScimUser(c: Ctx) {
+    const caller = scimCaller(c, deps);
     const entry = findUser(deps, caller, param(c, 'userId'));
     const userId = entry.user.id;
     // The documented refusals (delete-scim-user): 422, in the upstream's words.
@@ -900,18 +901,20 @@ export function registerScimRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps)
     }
     deleteUserEverywhere(deps, userId);
     return c.body(null, 204);
-  });
+  }
 
   // --- Groups ---
 
-  scimRoute(app, deps, 'GET', GROUPS, (c, caller) => {
+  function listScimGroups(c: Ctx) {
+    const caller = scimCaller(c, deps);
     const filter = filterOf(c, 'Group');
     const projection = projectionOf(c, 'Group');
     const resources = groupsInScope(deps, caller.scope).map((g) => groupResource(deps, g));
     return listResponse(c, filterScimResources(resources, filter), projection);
-  });
+  }
 
-  scimRoute(app, deps, 'POST', GROUPS, async (c, caller) => {
+  async function createScimGroup(c: Ctx) {
+    const caller = scimCaller(c, deps, true);
     const body = await scimBody(c, 'createScimGroup');
     const name = checkGroupName(deps, caller, body.displayName);
     const now = deps.clock.now().toISOString();
@@ -926,14 +929,16 @@ export function registerScimRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps)
       scim: {},
     });
     return scimJson(c, groupResource(deps, group), 201, { Location: `${GROUPS}/${group.id}` });
-  });
+  }
 
-  scimRoute(app, deps, 'GET', `${GROUPS}/:groupId`, (c, caller) => {
+  function getScimGroup(c: Ctx) {
+    const caller = scimCaller(c, deps);
     const group = findGroup(deps, caller, param(c, 'groupId'));
     return scimJson(c, project(groupResource(deps, group), projectionOf(c, 'Group')));
-  });
+  }
 
-  scimRoute(app, deps, 'PUT', `${GROUPS}/:groupId`, async (c, caller) => {
+  async function putScimGroup(c: Ctx) {
+    const caller = scimCaller(c, deps, true);
     const group = findGroup(deps, caller, param(c, 'groupId'));
     const body = await scimBody(c, 'replaceScimGroup');
     // displayName is required of a group: a PUT without it keeps the current one. Members are replaced.
@@ -947,9 +952,10 @@ export function registerScimRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps)
       externalId: typeof group.scim.externalId === 'string' ? group.scim.externalId : undefined,
     });
     return scimJson(c, groupResource(deps, saved));
-  });
+  }
 
-  scimRoute(app, deps, 'PATCH', `${GROUPS}/:groupId`, async (c, caller) => {
+  async function patchScimGroup(c: Ctx) {
+    const caller = scimCaller(c, deps, true);
     const group = findGroup(deps, caller, param(c, 'groupId'));
     const body = await scimBody(c, 'patchScimGroup');
     const resource = structuredClone(groupResource(deps, group));
@@ -961,9 +967,10 @@ export function registerScimRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps)
       throw invalidValue('externalId must be a string.');
     const saved = saveGroup(deps, group, { name, members, externalId });
     return scimJson(c, groupResource(deps, saved));
-  });
+  }
 
-  scimRoute(app, deps, 'DELETE', `${GROUPS}/:groupId`, (c, caller) => {
+  function deleteScimGroup(c: Ctx) {
+    const caller = scimCaller(c, deps);
     const group = findGroup(deps, caller, param(c, 'groupId'));
     state.transaction(() => {
       // The members stay; what the group was granted goes with it.
@@ -988,5 +995,19 @@ export function registerScimRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps)
       state.remove('group', group.id);
     });
     return c.body(null, 204);
-  });
+  }
+
+  route(area, STORE_OPERATIONS.ListScimUsers, listScimUsers);
+  route(area, STORE_OPERATIONS.CreateScimUser, createScimUser);
+  route(area, STORE_OPERATIONS.GetScimUser, getScimUser);
+  route(area, STORE_OPERATIONS.PutScimUser, putScimUser);
+  route(area, STORE_OPERATIONS.PatchScimUser, patchScimUser);
+  route(area, STORE_OPERATIONS.DeleteScimUser, deleteScimUser);
+  route(area, STORE_OPERATIONS.ListScimGroups, listScimGroups);
+  route(area, STORE_OPERATIONS.CreateScimGroup, createScimGroup);
+  route(area, STORE_OPERATIONS.GetScimGroup, getScimGroup);
+  route(area, STORE_OPERATIONS.PutScimGroup, putScimGroup);
+  route(area, STORE_OPERATIONS.PatchScimGroup, patchScimGroup);
+  route(area, STORE_OPERATIONS.DeleteScimGroup, deleteScimGroup);
+  return area;
 }

@@ -16,6 +16,8 @@
  */
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
+import { err, ok, type Result } from '../../../../emulation/result.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import {
   type AdminRouteDeps,
   refuseSeveralCollaborators,
@@ -35,14 +37,11 @@ import type {
 import type { Principal } from '../auth.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import type { BaseRow, PermissionLevel } from '../model.js';
-import { arrayParam, type Ctx, type Outcome, param, readBody, route } from './common.js';
+import { arrayParam, type Ctx, createArea, param, readBody, route } from './common.js';
 
 const READ_SCOPE = 'workspacesAndBases:read';
 const WRITE_SCOPE = 'workspacesAndBases:write';
 const SHARES_SCOPE = 'workspacesAndBases.shares:manage';
-
-const BASE = '/v0/meta/bases/:baseId';
-const INTERFACE = `${BASE}/interfaces/:pageBundleId`;
 
 const BASE_INCLUDES = ['collaborators', 'inviteLinks', 'interfaces'] as const;
 const INTERFACE_INCLUDES = ['collaborators', 'inviteLinks'] as const;
@@ -122,7 +121,8 @@ function shareJson(s: ShareDoc) {
   };
 }
 
-export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps): void {
+export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
   const { store, state, clock } = deps;
   const now = () => clock.now().toISOString();
 
@@ -140,12 +140,12 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
     scope: string,
     needed: 'read' | 'create',
     refused: string,
-  ): Outcome<{ principal: Principal; base: BaseRow }> => {
+  ): Result<{ principal: Principal; base: BaseRow }, StoreError> => {
     const baseId = param(c, 'baseId');
     const principal = deps.access.principal(c);
     const base = store.schema().baseById.get(baseId);
     if (principal?.scopes.has(scope) && base && adminOfBase(principal.userId, baseId)) {
-      return { ok: true, value: { principal, base } };
+      return ok({ principal, base });
     }
     return requireBase(c, deps, baseId, scope, needed, refused);
   };
@@ -218,29 +218,25 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
     return rank[best] ?? 'none';
   };
 
-  const includesOf = (c: Ctx, allowed: readonly string[]): Outcome<Set<string>> => {
+  const includesOf = (c: Ctx, allowed: readonly string[]): Result<Set<string>, StoreError> => {
     const values = arrayParam(c, 'include') ?? [];
     const unknown = values.find((v) => !allowed.includes(v));
     if (unknown !== undefined) {
-      return {
-        ok: false,
-        response: respond(
-          c,
-          errors.invalidRequest(`include: unknown value "${unknown}"; expected ${allowed.join(', ')}.`),
-        ),
-      };
+      return err(
+        errors.invalidRequest(`include: unknown value "${unknown}"; expected ${allowed.join(', ')}.`),
+      );
     }
-    return { ok: true, value: new Set(values) };
+    return ok(new Set(values));
   };
 
   // --- the base's collaborators, invite links and interfaces ----------------------------------------------
 
   // Only GET here: DELETE /v0/meta/bases/{baseId} is the schema routes' (deleting the base).
-  route(app, 'GET', BASE, (c) => {
+  function getBaseCollaborators(c: Ctx) {
     const t = baseFor(c, READ_SCOPE, 'read', 'read collaborators of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const include = includesOf(c, BASE_INCLUDES);
-    if (!include.ok) return include.response;
+    if (!include.ok) return respond(c, include.error);
     const { base, principal } = t.value;
     const workspace = state.workspaceAdmin(base.workspaceId);
     const doc = baseAdminOf(base.id);
@@ -281,7 +277,7 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
       );
     }
     return c.json(body);
-  });
+  }
 
   // --- base collaborators ------------------------------------------------------------------------------
 
@@ -290,9 +286,9 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
     store.schema().users.filter((u) => u.id !== except && store.directPermissionOf(baseId, u.id) === 'create')
       .length;
 
-  route(app, 'POST', `${BASE}/collaborators`, async (c) => {
+  async function addBaseCollaborator(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', 'add collaborators to this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const { base, principal } = t.value;
     if (!state.mayCreateIn(base.workspaceId, principal.userId, 'invite')) {
       return respond(c, restricted('invite', 'add collaborators to this base'));
@@ -365,28 +361,28 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
     });
     // The upstream answers an empty object; GET ?include[]=collaborators shows the result.
     return c.json({});
-  });
+  }
 
   /** A base collaborator by id: a user with a direct grant, or a group granted on the base. */
   const baseCollaborator = (
     c: Ctx,
     base: BaseRow,
-  ): Outcome<{ kind: 'user' | 'group'; id: string; doc: BaseAdminDoc }> => {
+  ): Result<{ kind: 'user' | 'group'; id: string; doc: BaseAdminDoc }, StoreError> => {
     const id = param(c, 'userOrGroupId');
     const doc = baseAdminOf(base.id);
     if (store.schema().userById.has(id) && store.directPermissionOf(base.id, id) !== 'none') {
-      return { ok: true, value: { kind: 'user', id, doc } };
+      return ok({ kind: 'user', id, doc });
     }
-    if (doc.groups[id]) return { ok: true, value: { kind: 'group', id, doc } };
-    return { ok: false, response: respond(c, notFound('collaborator', `${id} in base ${base.id}`)) };
+    if (doc.groups[id]) return ok({ kind: 'group', id, doc });
+    return err(notFound('collaborator', `${id} in base ${base.id}`));
   };
 
-  route(app, 'PATCH', `${BASE}/collaborators/:userOrGroupId`, async (c) => {
+  async function updateBaseCollaborator(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', "change collaborators' access to this base");
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const { base, principal } = t.value;
     const target = baseCollaborator(c, base);
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const body = await readBody(c, 'updateBaseCollaborator');
     if (!body.ok) return respond(c, body.error);
     const level = body.value.permissionLevel as Exclude<PermissionLevel, 'none'>;
@@ -409,14 +405,14 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
       state.put('base', next);
     }
     return c.json({});
-  });
+  }
 
-  route(app, 'DELETE', `${BASE}/collaborators/:userOrGroupId`, (c) => {
+  function deleteBaseCollaborator(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', 'remove collaborators from this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const { base } = t.value;
     const target = baseCollaborator(c, base);
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const { kind, id, doc } = target.value;
     const next = structuredClone(doc);
     if (kind === 'user') {
@@ -433,11 +429,11 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
       state.put('base', next);
     }
     return c.json({});
-  });
+  }
 
-  route(app, 'DELETE', `${BASE}/invites/:inviteId`, (c) => {
+  function deleteBaseInvite(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', 'delete invites to this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const { base } = t.value;
     const inviteId = param(c, 'inviteId');
     const doc = baseAdminOf(base.id);
@@ -446,34 +442,34 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
     }
     state.put('base', { ...doc, invites: doc.invites.filter((i) => i.id !== inviteId) });
     return c.json({});
-  });
+  }
 
   // --- block installations (extensions) ------------------------------------------------------------------
 
-  route(app, 'GET', `${BASE}/blockInstallations`, (c) => {
+  function listBlockInstallations(c: Ctx) {
     const t = baseFor(c, READ_SCOPE, 'read', 'read extensions of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const installations = state
       .list('blockInstallation')
       .filter((b) => b.baseId === t.value.base.id && b.deletedTime === null);
     return c.json({ blockInstallations: installations.map(blockInstallationJson) });
-  });
+  }
 
   /** A live (not deleted) installation of the base in the path. */
-  const installationOf = (c: Ctx, base: BaseRow): Outcome<BlockInstallationDoc> => {
+  const installationOf = (c: Ctx, base: BaseRow): Result<BlockInstallationDoc, StoreError> => {
     const id = param(c, 'blockInstallationId');
     const doc = state.get('blockInstallation', id);
     if (!doc || doc.baseId !== base.id || doc.deletedTime !== null) {
-      return { ok: false, response: respond(c, notFound('block installation', id)) };
+      return err(notFound('block installation', id));
     }
-    return { ok: true, value: doc };
+    return ok(doc);
   };
 
-  route(app, 'PATCH', `${BASE}/blockInstallations/:blockInstallationId`, async (c) => {
+  async function manageBlockInstallation(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', 'manage extensions of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const found = installationOf(c, t.value.base);
-    if (!found.ok) return found.response;
+    if (!found.ok) return respond(c, found.error);
     const body = await readBody(c, 'manageBlockInstallation');
     if (!body.ok) return respond(c, body.error);
     const next = state.put('blockInstallation', {
@@ -481,32 +477,32 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
       state: body.value.state as BlockInstallationDoc['state'],
     });
     return c.json(blockInstallationJson(next));
-  });
+  }
 
   // Deleting keeps the installation (the upstream can restore it) but it is no longer listed nor managed.
-  route(app, 'DELETE', `${BASE}/blockInstallations/:blockInstallationId`, (c) => {
+  function deleteBlockInstallation(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', 'delete extensions of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const found = installationOf(c, t.value.base);
-    if (!found.ok) return found.response;
+    if (!found.ok) return respond(c, found.error);
     state.put('blockInstallation', { ...found.value, deletedTime: now() });
     return c.json({ id: found.value.id, deleted: true });
-  });
+  }
 
   // --- interfaces --------------------------------------------------------------------------------------
 
   /** The interface in the path, if it belongs to the base in the path. */
-  const interfaceOf = (c: Ctx, baseId: string): Outcome<InterfaceDoc> => {
+  const interfaceOf = (c: Ctx, baseId: string): Result<InterfaceDoc, StoreError> => {
     const id = param(c, 'pageBundleId');
     const doc = state.get('interface', id);
-    if (!doc || doc.baseId !== baseId) return { ok: false, response: respond(c, notFound('interface', id)) };
-    return { ok: true, value: doc };
+    if (!doc || doc.baseId !== baseId) return err(notFound('interface', id));
+    return ok(doc);
   };
 
   // Interface-only collaborators (and enterprise admins) may read the interface without reaching the base.
-  route(app, 'GET', INTERFACE, (c) => {
+  function getInterface(c: Ctx) {
     const principal = requireScope(c, deps, READ_SCOPE);
-    if (!principal.ok) return principal.response;
+    if (!principal.ok) return respond(c, principal.error);
     const userId = principal.value.userId;
     const baseId = param(c, 'baseId');
     const base = store.schema().baseById.get(baseId);
@@ -516,9 +512,9 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
       doc && doc.baseId === baseId ? interfaceLevelOf(doc, userId) : store.permissionOf(baseId, userId);
     if (level === 'none' && !adminOfBase(userId, baseId)) return respond(c, errors.modelNotFound());
     const found = interfaceOf(c, baseId);
-    if (!found.ok) return found.response;
+    if (!found.ok) return respond(c, found.error);
     const include = includesOf(c, INTERFACE_INCLUDES);
-    if (!include.ok) return include.response;
+    if (!include.ok) return respond(c, include.error);
     const sections = interfaceSections(found.value);
     return c.json({
       id: found.value.id,
@@ -534,14 +530,14 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
         : {}),
       ...(include.value.has('inviteLinks') ? { inviteLinks: sections.inviteLinks } : {}),
     });
-  });
+  }
 
-  route(app, 'POST', `${INTERFACE}/collaborators`, async (c) => {
+  async function addInterfaceCollaborator(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', 'add collaborators to interfaces of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const { base, principal } = t.value;
     const found = interfaceOf(c, base.id);
-    if (!found.ok) return found.response;
+    if (!found.ok) return respond(c, found.error);
     if (!state.mayCreateIn(base.workspaceId, principal.userId, 'invite')) {
       return respond(c, restricted('invite', 'add collaborators to this interface'));
     }
@@ -613,26 +609,26 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
     }
     state.put('interface', next);
     return c.json({});
-  });
+  }
 
   /** An interface collaborator by id: a user or a group granted on the interface itself. */
   const interfaceCollaborator = (
     c: Ctx,
     doc: InterfaceDoc,
-  ): Outcome<{ kind: 'users' | 'groups'; id: string }> => {
+  ): Result<{ kind: 'users' | 'groups'; id: string }, StoreError> => {
     const id = param(c, 'userOrGroupId');
-    if (doc.users[id]) return { ok: true, value: { kind: 'users', id } };
-    if (doc.groups[id]) return { ok: true, value: { kind: 'groups', id } };
-    return { ok: false, response: respond(c, notFound('collaborator', `${id} in interface ${doc.id}`)) };
+    if (doc.users[id]) return ok({ kind: 'users', id });
+    if (doc.groups[id]) return ok({ kind: 'groups', id });
+    return err(notFound('collaborator', `${id} in interface ${doc.id}`));
   };
 
-  route(app, 'PATCH', `${INTERFACE}/collaborators/:userOrGroupId`, async (c) => {
+  async function updateInterfaceCollaborator(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', "change collaborators' access to interfaces of this base");
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const found = interfaceOf(c, t.value.base.id);
-    if (!found.ok) return found.response;
+    if (!found.ok) return respond(c, found.error);
     const target = interfaceCollaborator(c, found.value);
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const body = await readBody(c, 'updateInterfaceCollaborator');
     if (!body.ok) return respond(c, body.error);
     const { kind, id } = target.value;
@@ -644,27 +640,27 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
       };
     });
     return c.json({});
-  });
+  }
 
-  route(app, 'DELETE', `${INTERFACE}/collaborators/:userOrGroupId`, (c) => {
+  function deleteInterfaceCollaborator(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', 'remove collaborators from interfaces of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const found = interfaceOf(c, t.value.base.id);
-    if (!found.ok) return found.response;
+    if (!found.ok) return respond(c, found.error);
     const target = interfaceCollaborator(c, found.value);
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const { kind, id } = target.value;
     state.update('interface', found.value.id, (doc) => {
       delete doc[kind][id];
     });
     return c.json({});
-  });
+  }
 
-  route(app, 'DELETE', `${INTERFACE}/invites/:inviteId`, (c) => {
+  function deleteInterfaceInvite(c: Ctx) {
     const t = baseFor(c, WRITE_SCOPE, 'create', 'delete invites to interfaces of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const found = interfaceOf(c, t.value.base.id);
-    if (!found.ok) return found.response;
+    if (!found.ok) return respond(c, found.error);
     const inviteId = param(c, 'inviteId');
     if (!found.value.invites.some((i) => i.id === inviteId)) {
       return respond(c, notFound('invite', `${inviteId} to interface ${found.value.id}`));
@@ -673,30 +669,30 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
       doc.invites = doc.invites.filter((i) => i.id !== inviteId);
     });
     return c.json({});
-  });
+  }
 
   // --- shares ------------------------------------------------------------------------------------------
 
-  route(app, 'GET', `${BASE}/shares`, (c) => {
+  function listShares(c: Ctx) {
     const t = baseFor(c, SHARES_SCOPE, 'create', 'manage shares of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const shares = state.list('share').filter((s) => s.baseId === t.value.base.id);
     return c.json({ shares: shares.map(shareJson) });
-  });
+  }
 
-  const shareOf = (c: Ctx, base: BaseRow): Outcome<ShareDoc> => {
+  const shareOf = (c: Ctx, base: BaseRow): Result<ShareDoc, StoreError> => {
     const id = param(c, 'shareId');
     const doc = state.get('share', id);
-    if (!doc || doc.baseId !== base.id) return { ok: false, response: respond(c, notFound('share', id)) };
-    return { ok: true, value: doc };
+    if (!doc || doc.baseId !== base.id) return err(notFound('share', id));
+    return ok(doc);
   };
 
-  route(app, 'PATCH', `${BASE}/shares/:shareId`, async (c) => {
+  async function manageShare(c: Ctx) {
     const t = baseFor(c, SHARES_SCOPE, 'create', 'manage shares of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const { base, principal } = t.value;
     const found = shareOf(c, base);
-    if (!found.ok) return found.response;
+    if (!found.ok) return respond(c, found.error);
     const body = await readBody(c, 'manageShare');
     if (!body.ok) return respond(c, body.error);
     const wanted = body.value.state as ShareDoc['state'];
@@ -712,14 +708,32 @@ export function registerSharingRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDe
     const next = state.put('share', { ...found.value, state: wanted });
     // The upstream documents no answer body; the share as GET .../shares shows it is the most useful one.
     return c.json(shareJson(next));
-  });
+  }
 
-  route(app, 'DELETE', `${BASE}/shares/:shareId`, (c) => {
+  function deleteShare(c: Ctx) {
     const t = baseFor(c, SHARES_SCOPE, 'create', 'manage shares of this base');
-    if (!t.ok) return t.response;
+    if (!t.ok) return respond(c, t.error);
     const found = shareOf(c, t.value.base);
-    if (!found.ok) return found.response;
+    if (!found.ok) return respond(c, found.error);
     state.remove('share', found.value.id);
     return c.json({});
-  });
+  }
+
+  route(area, STORE_OPERATIONS.GetBaseCollaborators, getBaseCollaborators);
+  route(area, STORE_OPERATIONS.AddBaseCollaborator, addBaseCollaborator);
+  route(area, STORE_OPERATIONS.UpdateBaseCollaborator, updateBaseCollaborator);
+  route(area, STORE_OPERATIONS.DeleteBaseCollaborator, deleteBaseCollaborator);
+  route(area, STORE_OPERATIONS.DeleteBaseInvite, deleteBaseInvite);
+  route(area, STORE_OPERATIONS.ListBlockInstallations, listBlockInstallations);
+  route(area, STORE_OPERATIONS.ManageBlockInstallation, manageBlockInstallation);
+  route(area, STORE_OPERATIONS.DeleteBlockInstallation, deleteBlockInstallation);
+  route(area, STORE_OPERATIONS.GetInterface, getInterface);
+  route(area, STORE_OPERATIONS.AddInterfaceCollaborator, addInterfaceCollaborator);
+  route(area, STORE_OPERATIONS.UpdateInterfaceCollaborator, updateInterfaceCollaborator);
+  route(area, STORE_OPERATIONS.DeleteInterfaceCollaborator, deleteInterfaceCollaborator);
+  route(area, STORE_OPERATIONS.DeleteInterfaceInvite, deleteInterfaceInvite);
+  route(area, STORE_OPERATIONS.ListShares, listShares);
+  route(area, STORE_OPERATIONS.ManageShare, manageShare);
+  route(area, STORE_OPERATIONS.DeleteShare, deleteShare);
+  return area;
 }

@@ -9,6 +9,7 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import { STORE_BODIES } from '../../schemas/index.js';
 import { errors, type StoreError } from '../errors.js';
 import {
@@ -19,6 +20,7 @@ import {
   type WebhookOwnerKind,
   type WebhookService,
 } from '../webhooks.js';
+import { type Ctx, createArea, readJson, route } from './common.js';
 
 export interface WebhookRouteDeps {
   webhooks: WebhookService;
@@ -31,6 +33,8 @@ export interface WebhookRouteDeps {
 }
 
 export const WEBHOOK_MANAGE_SCOPE = 'webhook:manage';
+
+const NO_SLASH = { trailingSlash: false } as const;
 
 /** The extra scopes a specification's data types need to create the webhook or list its payloads. */
 export function dataScopes(dataTypes: readonly WebhookDataType[]): string[] {
@@ -45,19 +49,6 @@ function statusOf(failure: WebhookFailure): ContentfulStatusCode {
   return 422;
 }
 
-type Body = { ok: true; value: unknown } | { ok: false };
-
-/** The JSON body; an empty body reads as {} (refresh sends none). */
-async function readBody(c: Context<EmulatorEnv>): Promise<Body> {
-  const text = await c.req.text();
-  if (text.trim() === '') return { ok: true, value: {} };
-  try {
-    return { ok: true, value: JSON.parse(text) as unknown };
-  } catch {
-    return { ok: false };
-  }
-}
-
 /** A positive decimal integer, or undefined for anything else. */
 function positiveInt(raw: string): number | undefined {
   if (!/^\d{1,15}$/.test(raw)) return undefined;
@@ -65,9 +56,9 @@ function positiveInt(raw: string): number | undefined {
   return value >= 1 ? value : undefined;
 }
 
-export function registerWebhookRoutes(app: Hono<EmulatorEnv>, deps: WebhookRouteDeps): void {
+export function webhooksArea(deps: WebhookRouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
   const { webhooks, requireScope, fail } = deps;
-  const path = '/v0/bases/:baseId/webhooks';
 
   const refuse = (c: Context<EmulatorEnv>, failure: WebhookFailure): Response =>
     fail(c, statusOf(failure), failure.type, failure.message);
@@ -92,16 +83,17 @@ export function registerWebhookRoutes(app: Hono<EmulatorEnv>, deps: WebhookRoute
     c: Context<EmulatorEnv>,
     schema: S,
   ): Promise<z.output<S> | Response> {
-    const read = await readBody(c);
-    if (!read.ok) return send(c, errors.invalidJson());
-    const parsed = schema.safeParse(read.value);
+    const read = await readJson(c);
+    if (!read.ok) return send(c, read.error);
+    // An empty body reads as {} (refresh sends none).
+    const parsed = schema.safeParse(read.value === undefined ? {} : read.value);
     if (parsed.success) return parsed.data;
     // The upstream's message is generic; naming the first problem helps whoever reads it.
     const issue = parsed.error.issues[0];
     return invalid(c, issue ? `${issue.path.map(String).join('.') || 'body'}: ${issue.message}` : undefined);
   }
 
-  app.post(path, async (c) => {
+  async function createWebhook(c: Ctx) {
     const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
     if (refusal) return refusal;
     const { baseId } = params(c);
@@ -114,24 +106,24 @@ export function registerWebhookRoutes(app: Hono<EmulatorEnv>, deps: WebhookRoute
     const created = webhooks.create(baseId, data, deps.ownerTokenKind?.(c));
     if (!created.ok) return refuse(c, created.error);
     return c.json(created.value, 200);
-  });
+  }
 
-  app.get(path, (c) => {
+  function listWebhooks(c: Ctx) {
     const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
     if (refusal) return refusal;
     const listed = webhooks.list(params(c).baseId);
     return listed.ok ? c.json(listed.value, 200) : refuse(c, listed.error);
-  });
+  }
 
-  app.delete(`${path}/:webhookId`, (c) => {
+  function deleteWebhook(c: Ctx) {
     const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
     if (refusal) return refusal;
     const { baseId, webhookId } = params(c);
     const deleted = webhooks.delete(baseId, webhookId);
     return deleted.ok ? c.json(deleted.value, 200) : refuse(c, deleted.error);
-  });
+  }
 
-  app.post(`${path}/:webhookId/enableNotifications`, async (c) => {
+  async function enableWebhookNotifications(c: Ctx) {
     const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
     if (refusal) return refusal;
     const { baseId, webhookId } = params(c);
@@ -141,17 +133,17 @@ export function registerWebhookRoutes(app: Hono<EmulatorEnv>, deps: WebhookRoute
     if (data instanceof Response) return data;
     const toggled = webhooks.enableNotifications(baseId, webhookId, data.enable);
     return toggled.ok ? c.json(toggled.value, 200) : refuse(c, toggled.error);
-  });
+  }
 
-  app.post(`${path}/:webhookId/refresh`, (c) => {
+  function refreshWebhook(c: Ctx) {
     const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
     if (refusal) return refusal;
     const { baseId, webhookId } = params(c);
     const refreshed = webhooks.refresh(baseId, webhookId);
     return refreshed.ok ? c.json(refreshed.value, 200) : refuse(c, refreshed.error);
-  });
+  }
 
-  app.get(`${path}/:webhookId/payloads`, (c) => {
+  function listWebhookPayloads(c: Ctx) {
     const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
     if (refusal) return refusal;
     const { baseId, webhookId } = params(c);
@@ -169,5 +161,14 @@ export function registerWebhookRoutes(app: Hono<EmulatorEnv>, deps: WebhookRoute
     }
     const page = webhooks.payloads(baseId, webhookId, cursor, limit);
     return page.ok ? c.json(page.value, 200) : refuse(c, page.error);
-  });
+  }
+
+  // As before, these routes take no trailing slash: a path ending in one is an unknown route.
+  route(area, STORE_OPERATIONS.CreateWebhook, createWebhook, NO_SLASH);
+  route(area, STORE_OPERATIONS.ListWebhooks, listWebhooks, NO_SLASH);
+  route(area, STORE_OPERATIONS.DeleteWebhook, deleteWebhook, NO_SLASH);
+  route(area, STORE_OPERATIONS.EnableWebhookNotifications, enableWebhookNotifications, NO_SLASH);
+  route(area, STORE_OPERATIONS.RefreshWebhook, refreshWebhook, NO_SLASH);
+  route(area, STORE_OPERATIONS.ListWebhookPayloads, listWebhookPayloads, NO_SLASH);
+  return area;
 }

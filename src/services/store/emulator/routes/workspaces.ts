@@ -9,12 +9,13 @@
  * owner. Workspace grants raise base access through AdminState.inheritedPermission, so nothing here touches the
  * data plane's base_permissions.
  *
- * The order of bases inside a workspace (moveBase's targetIndex) is kept in this family's own table: the
- * data plane lists bases in creation order, and a workspace with an explicit order lists those first, then any
- * base created there since.
+ * The order of bases inside a workspace (moveBase's targetIndex) is kept by WorkspaceBaseOrder
+ * (admin/workspaceOrder.ts).
  */
 import type { Hono } from 'hono';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
+import { err, ok } from '../../../../emulation/result.js';
+import { STORE_OPERATIONS } from '../../endpoints.js';
 import {
   type AdminRouteDeps,
   refuseSeveralCollaborators,
@@ -24,7 +25,7 @@ import {
 } from '../admin/guards.js';
 import type { Grant, InviteDoc, WorkspaceAdminDoc, WorkspaceLevel } from '../admin/model.js';
 import { errors, respond, type StoreError } from '../errors.js';
-import { arrayParam, type Ctx, param, readBody, route } from './common.js';
+import { arrayParam, type Ctx, createArea, param, readBody, route } from './common.js';
 
 export const WORKSPACES_READ_SCOPE = 'workspacesAndBases:read';
 export const WORKSPACES_WRITE_SCOPE = 'workspacesAndBases:write';
@@ -34,12 +35,6 @@ const INCLUDES = ['collaborators', 'inviteLinks'] as const;
 
 type Level = 'none' | WorkspaceLevel;
 const RANK: Readonly<Record<Level, number>> = { none: 0, read: 1, comment: 2, edit: 3, create: 4, owner: 5 };
-
-const ORDER_SCHEMA = `
-CREATE TABLE IF NOT EXISTS workspace_base_order (
-  workspace_id TEXT PRIMARY KEY, base_ids TEXT NOT NULL, seeded_at TEXT NOT NULL
-);
-`;
 
 /** The upstream's documented refusal (add-workspace-collaborator): only users own workspaces. */
 const groupOwner = (): StoreError => ({
@@ -72,35 +67,10 @@ const inviteNotFound = (id: string): StoreError => ({
   message: `Could not find invite ${id}`,
 });
 
-export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRouteDeps): void {
+export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
+  const area = createArea();
   const { store, state, clock } = deps;
-  deps.db.exec(ORDER_SCHEMA);
-  const order = {
-    get: deps.db.prepare('SELECT base_ids, seeded_at FROM workspace_base_order WHERE workspace_id = ?'),
-    set: deps.db.prepare(
-      'INSERT INTO workspace_base_order (workspace_id, base_ids, seeded_at) VALUES (?, ?, ?) ON CONFLICT(workspace_id) DO UPDATE SET base_ids = excluded.base_ids, seeded_at = excluded.seeded_at',
-    ),
-    remove: deps.db.prepare('DELETE FROM workspace_base_order WHERE workspace_id = ?'),
-    clear: deps.db.prepare('DELETE FROM workspace_base_order'),
-  };
-  deps.seedHooks.push(() => order.clear.run());
-  // A reseed that ran before these routes were registered (a file database opened with reset) could not clear
-  // the table: an order written under another seed is ignored, as workspace ids repeat from seed to seed.
-  const seededAt = () => store.seedInfo()?.seededAt ?? '';
-
-  /** The workspace's bases: the explicit order first (bases still there), then the rest in creation order. */
-  const baseIdsOf = (workspaceId: string): string[] => {
-    const here = store
-      .schema()
-      .bases.filter((b) => b.workspaceId === workspaceId)
-      .map((b) => b.id);
-    const row = order.get.get(workspaceId) as { base_ids: string; seeded_at: string } | undefined;
-    if (!row || row.seeded_at !== seededAt()) return here;
-    const present = new Set(here);
-    const ordered = (JSON.parse(row.base_ids) as string[]).filter((id) => present.has(id));
-    const placed = new Set(ordered);
-    return [...ordered, ...here.filter((id) => !placed.has(id))];
-  };
+  const { workspaceOrder } = deps;
 
   const now = () => clock.now().toISOString();
   const levelIn = (admin: WorkspaceAdminDoc, userId: string): Level => workspaceLevelOf(state, admin, userId);
@@ -108,9 +78,9 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
 
   // --- create and delete ---------------------------------------------------------------------------------
 
-  route(app, 'POST', '/v0/meta/workspaces', async (c) => {
+  async function createWorkspace(c: Ctx) {
     const principal = requireScope(c, deps, WORKSPACES_MANAGE_SCOPE);
-    if (!principal.ok) return principal.response;
+    if (!principal.ok) return respond(c, principal.error);
     const body = await readBody(c, 'createWorkspace');
     if (!body.ok) return respond(c, body.error);
     const accountId = String(body.value.enterpriseAccountId);
@@ -150,9 +120,9 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       });
     });
     return c.json({ id });
-  });
+  }
 
-  route(app, 'DELETE', '/v0/meta/workspaces/:workspaceId', (c) => {
+  function deleteWorkspace(c: Ctx) {
     const target = requireWorkspace(
       c,
       deps,
@@ -161,23 +131,23 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       'owner',
       'delete this workspace: only its owners can',
     );
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const workspaceId = target.value.workspace.id;
     // Deleting a workspace never takes bases with it: bases are where the data is, so a workspace that still
     // holds some is refused until they are moved or deleted, one deliberate call each.
-    const bases = baseIdsOf(workspaceId);
+    const bases = workspaceOrder.baseIdsOf(workspaceId);
     if (bases.length > 0) return respond(c, workspaceNotEmpty(bases.length));
     state.transaction(() => {
       store.deleteWorkspace(workspaceId);
       state.remove('workspace', workspaceId);
-      order.remove.run(workspaceId);
+      workspaceOrder.remove(workspaceId);
     });
     return c.json({});
-  });
+  }
 
   // --- read ----------------------------------------------------------------------------------------------
 
-  route(app, 'GET', '/v0/meta/workspaces/:workspaceId', (c) => {
+  function getWorkspaceCollaborators(c: Ctx) {
     const target = requireWorkspace(
       c,
       deps,
@@ -186,14 +156,14 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       'read',
       'read this workspace',
     );
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const include = arrayParam(c, 'include') ?? [];
     const unknown = include.find((value) => !(INCLUDES as readonly string[]).includes(value));
     if (unknown !== undefined) {
       return respond(c, errors.invalidRequest(`include: "${unknown}" is not one of ${INCLUDES.join(', ')}.`));
     }
     const { workspace, admin } = target.value;
-    const baseIds = baseIdsOf(workspace.id);
+    const baseIds = workspaceOrder.baseIdsOf(workspace.id);
     const body: Record<string, unknown> = {
       id: workspace.id,
       name: workspace.name,
@@ -241,7 +211,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       };
     }
     return c.json(body);
-  });
+  }
 
   /** People granted access to one base directly (the data plane's grants, with who granted them when). */
   const individualBaseCollaborators = (baseId: string, admin: WorkspaceAdminDoc) => {
@@ -268,7 +238,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
 
   // --- collaborators -------------------------------------------------------------------------------------
 
-  route(app, 'POST', '/v0/meta/workspaces/:workspaceId/collaborators', async (c) => {
+  async function addWorkspaceCollaborator(c: Ctx) {
     const target = requireWorkspace(
       c,
       deps,
@@ -277,7 +247,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       'read',
       'add collaborators to this workspace',
     );
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const { principal, admin } = target.value;
     const several = await refuseSeveralCollaborators(c);
     if (several) return several;
@@ -352,7 +322,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       }
     });
     return c.json({});
-  });
+  }
 
   /** The collaborator in the path and the caller's standing to change or remove them. */
   const collaboratorTarget = (c: Ctx, what: string) => {
@@ -366,13 +336,13 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
         ? 'groups'
         : undefined;
     const grant = admin.users[id] ?? admin.groups[id];
-    if (!kind || !grant) return { ok: false as const, response: respond(c, collaboratorNotFound(id)) };
-    return { ok: true as const, value: { principal, admin, id, kind, grant } };
+    if (!kind || !grant) return err(collaboratorNotFound(id));
+    return ok({ principal, admin, id, kind, grant });
   };
 
-  route(app, 'PATCH', '/v0/meta/workspaces/:workspaceId/collaborators/:userOrGroupId', async (c) => {
+  async function updateWorkspaceCollaborator(c: Ctx) {
     const target = collaboratorTarget(c, "change collaborators' access to this workspace");
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const { principal, admin, id, kind, grant } = target.value;
     const body = await readBody(c, 'updateWorkspaceCollaborator');
     if (!body.ok) return respond(c, body.error);
@@ -388,11 +358,11 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       if (current) current.permissionLevel = next;
     });
     return c.json({});
-  });
+  }
 
-  route(app, 'DELETE', '/v0/meta/workspaces/:workspaceId/collaborators/:userOrGroupId', (c) => {
+  function deleteWorkspaceCollaborator(c: Ctx) {
     const target = collaboratorTarget(c, 'remove collaborators from this workspace');
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const { principal, admin, id, kind, grant } = target.value;
     const self = id === principal.userId;
     // Anyone may leave a workspace; removing someone else follows the same rules as changing their access.
@@ -405,7 +375,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       delete doc[kind][id];
     });
     return c.json({});
-  });
+  }
 
   const isLastOwner = (admin: WorkspaceAdminDoc, kind: 'users' | 'groups', id: string) =>
     kind === 'users' &&
@@ -414,7 +384,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
 
   // --- invites -------------------------------------------------------------------------------------------
 
-  route(app, 'DELETE', '/v0/meta/workspaces/:workspaceId/invites/:inviteId', (c) => {
+  function deleteWorkspaceInvite(c: Ctx) {
     const target = requireWorkspace(
       c,
       deps,
@@ -423,7 +393,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       'read',
       'delete invites to this workspace',
     );
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const { principal, admin } = target.value;
     const inviteId = param(c, 'inviteId');
     const invite = admin.invites.find((i) => i.id === inviteId);
@@ -439,11 +409,11 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       doc.invites = doc.invites.filter((i) => i.id !== inviteId);
     });
     return c.json({});
-  });
+  }
 
   // --- moving bases --------------------------------------------------------------------------------------
 
-  route(app, 'POST', '/v0/meta/workspaces/:workspaceId/moveBase', async (c) => {
+  async function moveBase(c: Ctx) {
     const source = requireWorkspace(
       c,
       deps,
@@ -452,7 +422,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       'create',
       'move bases out of this workspace: it needs owner or creator access',
     );
-    if (!source.ok) return source.response;
+    if (!source.ok) return respond(c, source.error);
     const body = await readBody(c, 'moveBase');
     if (!body.ok) return respond(c, body.error);
     const from = source.value.admin;
@@ -484,7 +454,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
         errors.notPermitted(`move bases into workspace ${targetId}: it needs owner or creator access`),
       );
     }
-    const remaining = baseIdsOf(targetId).filter((id) => id !== baseId);
+    const remaining = workspaceOrder.baseIdsOf(targetId).filter((id) => id !== baseId);
     if (targetIndex !== undefined && targetIndex > remaining.length) {
       return respond(
         c,
@@ -497,14 +467,14 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
     remaining.splice(targetIndex ?? remaining.length, 0, baseId);
     state.transaction(() => {
       if (targetId !== from.id) store.moveBase(baseId, targetId);
-      order.set.run(targetId, JSON.stringify(remaining), seededAt());
+      workspaceOrder.set(targetId, remaining);
     });
     return c.json({});
-  });
+  }
 
   // --- restrictions --------------------------------------------------------------------------------------
 
-  route(app, 'POST', '/v0/meta/workspaces/:workspaceId/updateRestrictions', async (c) => {
+  async function updateWorkspaceRestrictions(c: Ctx) {
     const target = requireWorkspace(
       c,
       deps,
@@ -513,7 +483,7 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       'owner',
       "change this workspace's restrictions: only its owners can",
     );
-    if (!target.ok) return target.response;
+    if (!target.ok) return respond(c, target.error);
     const body = await readBody(c, 'updateWorkspaceRestrictions');
     if (!body.ok) return respond(c, body.error);
     const invite = body.value.inviteCreationRestriction as
@@ -527,7 +497,18 @@ export function registerWorkspaceRoutes(app: Hono<EmulatorEnv>, deps: AdminRoute
       if (share !== undefined) doc.shareCreationRestriction = share;
     });
     return c.json({});
-  });
+  }
+
+  route(area, STORE_OPERATIONS.CreateWorkspace, createWorkspace);
+  route(area, STORE_OPERATIONS.DeleteWorkspace, deleteWorkspace);
+  route(area, STORE_OPERATIONS.GetWorkspaceCollaborators, getWorkspaceCollaborators);
+  route(area, STORE_OPERATIONS.AddWorkspaceCollaborator, addWorkspaceCollaborator);
+  route(area, STORE_OPERATIONS.UpdateWorkspaceCollaborator, updateWorkspaceCollaborator);
+  route(area, STORE_OPERATIONS.DeleteWorkspaceCollaborator, deleteWorkspaceCollaborator);
+  route(area, STORE_OPERATIONS.DeleteWorkspaceInvite, deleteWorkspaceInvite);
+  route(area, STORE_OPERATIONS.MoveBase, moveBase);
+  route(area, STORE_OPERATIONS.UpdateWorkspaceRestrictions, updateWorkspaceRestrictions);
+  return area;
 }
 
 function grantJson(grant: Grant<string>) {

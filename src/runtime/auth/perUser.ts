@@ -1,0 +1,155 @@
+// Per-user OAuth over HTTP, wired the same way whichever service offers it. A service entry may offer sign-in
+// through its upstream's OAuth (PerUserAuthOffer): it reads its own settings and builds its upstream's OAuth client.
+// `serve` asks the entries for the one the environment switches on; this module opens the vault (and its sealing
+// key), gives each person's calls their own upstream token (UserTokens), and makes the HTTP gate: our authorization
+// server, built once the bound address (and so the public URL) is known.
+
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import type { ToolError } from '../errors.js';
+import { log } from '../log.js';
+import type { ServiceRuntime, ToolCall } from '../tool.js';
+import {
+  type AuthorizationServer,
+  createAuthorizationServer,
+  DEFAULT_CALLBACK_PATH,
+} from './authorizationServer.js';
+import { type AuthSettings, AuthSetupError, authSettingsFromEnv, resolvePublicUrl } from './config.js';
+import { type UpstreamOAuthClient, UserTokens, withUserTokenErrors } from './userTokens.js';
+import { AuthVault, loadSecretKey } from './vault.js';
+
+/** What a service offers for signing each person in through its upstream (the store's entry offers it). */
+export interface PerUserAuthOffer {
+  /** The variable that switches the sign-in on, as refusals name it. */
+  readonly switchVariable: string;
+  /** How pages, refusals and the banner name the upstream, e.g. "the data store". */
+  readonly upstreamName: string;
+  /** What to set to switch it on, for the refusal to serve unprotected. */
+  readonly setupHint: string;
+  /**
+   * The service's sign-in settings from the environment: undefined when they do not switch it on. Throws an
+   * AuthSetupError (naming the variable) for a malformed one.
+   */
+  fromEnv(env: NodeJS.ProcessEnv): PerUserAuthSetup | undefined;
+}
+
+export interface PerUserAuthSetup {
+  /** The refusal when another setting contradicts per-user sign-in (one shared upstream credential). */
+  conflict?: string;
+  /** Where the upstream sends the person back, when configured; default `<public url>/oauth/callback`. */
+  redirectUrl?: string;
+  /** The variable that sets `redirectUrl`, as errors name it. */
+  redirectUrlVariable: string;
+  /** The error an agent sees when its person must sign in again (the service's own wording). */
+  reconnectError(reason: string, how: string): ToolError;
+  /** The upstream's OAuth client for the tools served, and where its OAuth lives (for the banner). */
+  connect(served: { toolNames: readonly string[]; emulatorUrl?: string }): {
+    client: UpstreamOAuthClient;
+    oauthUrl: string;
+  };
+}
+
+/** A service entry as this module sees it: its id, its tool prefix, and what it offers. */
+export interface PerUserAuthProvider {
+  id: string;
+  definition: { prefix: string };
+  perUserAuth?: PerUserAuthOffer;
+}
+
+/** The sign-in the environment switches on: whose, its settings and the runtime's own. */
+export interface PerUserSignIn {
+  provider: PerUserAuthProvider;
+  offer: PerUserAuthOffer;
+  setup: PerUserAuthSetup;
+  settings: AuthSettings;
+}
+
+/** The one service whose per-user sign-in the environment switches on; undefined when none does. */
+export function perUserSignInFromEnv(
+  providers: readonly PerUserAuthProvider[],
+  env: NodeJS.ProcessEnv,
+): PerUserSignIn | undefined {
+  const on = providers.flatMap((provider) => {
+    const setup = provider.perUserAuth?.fromEnv(env);
+    return provider.perUserAuth && setup ? [{ provider, offer: provider.perUserAuth, setup }] : [];
+  });
+  if (on.length > 1) {
+    throw new AuthSetupError(
+      `${on.map(({ offer }) => offer.switchVariable).join(' and ')} are set, but people sign in through one upstream only: unset all but one of them.`,
+    );
+  }
+  const [first] = on;
+  return first ? { ...first, settings: authSettingsFromEnv(env) } : undefined;
+}
+
+/** The upstream reached, and the gate that serves our authorization server in front of the MCP endpoint. */
+export interface PerUserConnection {
+  oauthUrl: string;
+  gate(bound: URL, mcpPath: string): AuthorizationServer;
+}
+
+export class PerUserAuth {
+  #tokens: UserTokens | undefined;
+
+  constructor(
+    readonly vault: AuthVault,
+    private readonly signIn: PerUserSignIn,
+  ) {}
+
+  /** The calling person's upstream token: undefined before `connect`, and for a call without a principal. */
+  readonly tokenFor = (call: ToolCall): Promise<string | undefined> | undefined =>
+    this.#tokens?.tokenFor(call);
+
+  /** The runtime with an upstream 401 on a person's call turned into "sign in again" (see withUserTokenErrors). */
+  withUserTokenErrors<Ctx>(runtime: ServiceRuntime<Ctx>): ServiceRuntime<Ctx> {
+    return withUserTokenErrors(runtime, () => this.#tokens);
+  }
+
+  /** Once the served tools are known (they decide the upstream scopes): the upstream client, tokens and gate. */
+  connect(served: { toolNames: readonly string[]; emulatorUrl?: string }): PerUserConnection {
+    const { setup, offer, settings } = this.signIn;
+    const { client, oauthUrl } = setup.connect(served);
+    this.#tokens = new UserTokens(this.vault, client, { reconnectError: setup.reconnectError });
+    return {
+      oauthUrl,
+      gate: (bound, mcpPath) => {
+        const publicUrl = resolvePublicUrl(settings, bound);
+        return createAuthorizationServer({
+          vault: this.vault,
+          upstream: client,
+          publicUrl,
+          mcpPath,
+          upstreamRedirectUrl: setup.redirectUrl ?? `${publicUrl.origin}${DEFAULT_CALLBACK_PATH}`,
+          upstreamRedirectSetting: setup.redirectUrlVariable,
+          upstreamName: offer.upstreamName,
+        });
+      },
+    };
+  }
+
+  close(): void {
+    this.vault.close();
+  }
+}
+
+/** Opens the vault (and its key): a wrong key or an unusable data folder stops the start at once. */
+export function openPerUserAuth(signIn: PerUserSignIn, dataDir: string): PerUserAuth {
+  const memory = dataDir === ':memory:';
+  if (!memory) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  const key = loadSecretKey(signIn.settings.secretKey, dataDir);
+  if (key.origin === 'generated') {
+    log('warn', 'generated a new key for sealing stored tokens; keep it (losing it ends every connection)', {
+      path: key.path,
+      hint: 'or set SWITCHBOARD_SECRET_KEY (32 bytes, base64) from a secret store',
+    });
+  } else if (key.looseFileMode !== undefined) {
+    log('warn', 'the key file can be read by other users; chmod 600 it', {
+      path: key.path,
+      mode: key.looseFileMode.toString(8),
+    });
+  }
+  const db = memory ? ':memory:' : join(dataDir, 'auth.db');
+  const vault = new AuthVault(db, key.key);
+  log('info', 'per-user OAuth state', { db, key: key.origin });
+  return new PerUserAuth(vault, signIn);
+}
