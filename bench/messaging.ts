@@ -8,7 +8,7 @@ export async function benchMessaging() {
   const emulator = startChild(
     ['emulate', 'messaging', '--port', '0'],
     {},
-    /listening on (http:\/\/\S+)\n\s+accepts: --site-id (\S+) --api-key (\S+)/,
+    /export MESSAGING_BASE_URL=(\S+)\n(?:export MESSAGING_REGION=\S+\n)?export MESSAGING_SITE_ID=(\S+)\nexport MESSAGING_API_KEY=(\S+)\n/,
   );
   const [, url, siteId, apiKey] = await emulator.ready;
   const server = startChild(

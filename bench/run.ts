@@ -35,7 +35,7 @@ async function startStack(emulatorArgs: string[] = []) {
   const emulator = startChild(
     ['emulate', 'issuedesk', '--port', '0', ...emulatorArgs],
     {},
-    /listening on (http:\/\/\S+)\n\s+accepts: --token (\S+)/,
+    /export ISSUEDESK_BASE_URL=(\S+)\nexport ISSUEDESK_API_TOKEN=(\S+)\n/,
   );
   const [, emulatorUrl, token] = await emulator.ready;
   const server = startChild(

@@ -14,7 +14,7 @@ export async function benchStore() {
   const emulator = startChild(
     ['emulate', 'store', '--port', '0', '--scale', String(SCALE)],
     {},
-    /listening on (http:\/\/\S+)\n\s+accepts: --token (\S+)/,
+    /export STORE_BASE_URL=(\S+)\nexport STORE_ACCESS_TOKEN=(\S+)\n/,
   );
   const [, url, token] = await emulator.ready;
   const auth = { authorization: `Bearer ${token}` };

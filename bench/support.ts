@@ -18,16 +18,19 @@ export const ms = (value: number) => `${value.toFixed(2)} ms`;
 export function startChild(args: string[], env: Record<string, string>, pattern: RegExp) {
   const child = spawn(process.execPath, [CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let stderr = '';
+  // `emulate` prints the environment for `serve` on stdout and its banner on stderr; servers print on stderr.
+  const seen = { stdout: '', stderr: '' };
   const ready = new Promise<RegExpExecArray>((resolve, reject) => {
-    child.stderr!.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-      const match = pattern.exec(stderr);
-      if (match) resolve(match);
-    });
-    child.once('exit', (code) => reject(new Error(`exited ${code}: ${stderr}`)));
+    for (const stream of ['stdout', 'stderr'] as const) {
+      child[stream]!.on('data', (chunk: Buffer) => {
+        seen[stream] += chunk.toString();
+        const match = pattern.exec(seen[stream]);
+        if (match) resolve(match);
+      });
+    }
+    child.once('exit', (code) => reject(new Error(`exited ${code}: ${seen.stderr}`)));
   });
   return { child, ready };
 }
