@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { renderToolList, TOOLS_END, TOOLS_START } from '../../src/cli/toolList.js';
+import { renderToolList, TOOLS_END, TOOLS_START } from '../../src/docs/toolList.js';
 import { SERVICES } from '../../src/services/registry.js';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -4,7 +4,12 @@
 // declares its own. The committed docs/coverage.md must be what `npm run docs` writes now.
 import { readFileSync } from 'node:fs';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { renderCoverage, routeShape, type ServiceCoverage, serviceCoverage } from '../../src/cli/coverage.js';
+import {
+  renderCoverage,
+  routeShape,
+  type ServiceCoverage,
+  serviceCoverage,
+} from '../../src/docs/coverage.js';
 import type { Operation } from '../../src/runtime/operation.js';
 import { SERVICES } from '../../src/services/registry.js';
 
