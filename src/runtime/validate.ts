@@ -6,8 +6,6 @@ import type { z } from 'zod';
 import { describeIssues, REPORT_INPUT } from '../text/zodIssues.js';
 import { invalidArguments, type ToolError } from './errors.js';
 
-export { describeIssues, describeValue, REPORT_INPUT } from '../text/zodIssues.js';
-
 export function validateArguments<S extends z.ZodObject>(
   schema: S,
   args: unknown,

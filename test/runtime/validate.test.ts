@@ -5,15 +5,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseRequestBody, schemaModeShape } from '../../src/runtime/schemaMode.js';
-import {
-  describeIssues,
-  describeValue,
-  REPORT_INPUT,
-  validateArguments,
-} from '../../src/runtime/validate.js';
+import { validateArguments } from '../../src/runtime/validate.js';
 import { ISSUEDESK } from '../../src/services/issuedesk/service.js';
 import { MESSAGING_BODIES } from '../../src/services/messaging/schemas.js';
 import { STORE_BODIES } from '../../src/services/store/schemas/index.js';
+import { describeIssues, describeValue, REPORT_INPUT } from '../../src/text/zodIssues.js';
 
 /** The problems validateArguments reports for `args`, as `field: problem` lines. */
 function problems(schema: z.ZodObject, args: unknown): string[] {

@@ -7,7 +7,7 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { requestBodyDocument } from '../../../src/runtime/schemaMode.js';
-import { describeIssues, REPORT_INPUT } from '../../../src/runtime/validate.js';
+import { describeIssues, REPORT_INPUT } from '../../../src/text/zodIssues.js';
 import {
   ATTACHMENT_MAX_BASE64_CHARS,
   ATTACHMENT_MAX_BYTES,

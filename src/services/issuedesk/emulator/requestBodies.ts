@@ -3,7 +3,7 @@
  * turned into database inputs. As upstream documents: unknown fields are ignored and null means "not sent".
  */
 import { z } from 'zod';
-import { formatZodIssues } from '../../../emulation/faults.js';
+import { formatZodIssues } from '../../../text/zodIssues.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
 import type { IssuePatch, NoteInput } from './database.js';
 

@@ -5,7 +5,7 @@
  * INVALID_REQUEST_UNKNOWN with every problem named.
  */
 import type { z } from 'zod';
-import { formatZodIssues } from '../../../emulation/faults.js';
+import { formatZodIssues } from '../../../text/zodIssues.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
 import { RECORDS_PER_REQUEST, STORE_BODIES, type StoreBodyName } from '../schemas/index.js';
 import { errors, type StoreError } from './errors.js';

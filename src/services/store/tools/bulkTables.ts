@@ -4,7 +4,7 @@
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { BULK_RECORDS_PER_REQUEST, STORE_BODIES } from '../schemas/index.js';
-import { client, DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
+import { DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
 
 const tablePath = { enterpriseAccountId: 'enterprise_account_id', dataTableId: 'data_table_id' };
 
@@ -22,7 +22,6 @@ export const BULK_TABLE_TOOLS = [
       // Deleting the same keys again leaves the same table.
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'ReadBulkTableRecords',
@@ -64,7 +63,6 @@ export const BULK_TABLE_TOOLS = [
       // A read: safe to repeat although it is a POST.
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'UpsertStoreRecords',
@@ -74,6 +72,5 @@ export const BULK_TABLE_TOOLS = [
     requestBody: STORE_BODIES.upsertBulkRecords,
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.UpsertDataTableRecords, pathParams: tablePath },
-    client,
   }),
 ];

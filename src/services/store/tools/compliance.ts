@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ArgumentIssue } from '../../../runtime/errors.js';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { EXPORT_STATES, STORE_BODIES } from '../schemas/index.js';
-import { CREATE, client, entPath, id, READ_ONLY, storeTool } from './shared.js';
+import { CREATE, entPath, id, READ_ONLY, storeTool } from './shared.js';
 
 const dateTime = (description: string) =>
   z.iso
@@ -67,7 +67,6 @@ export const COMPLIANCE_TOOLS = [
         sortOrder: 'sort_order',
       },
     },
-    client,
   }),
   storeTool({
     name: 'RetrieveAuditLogRequests',
@@ -84,7 +83,6 @@ export const COMPLIANCE_TOOLS = [
       pathParams: entPath,
       query: { pageSize: 'audit_log_page_size', offset: 'pagination_offset' },
     },
-    client,
   }),
   storeTool({
     name: 'CreateAuditLogRequest',
@@ -94,7 +92,6 @@ export const COMPLIANCE_TOOLS = [
     requestBody: STORE_BODIES.createAuditLogRequest,
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateAuditLogRequest, pathParams: entPath },
-    client,
   }),
   storeTool({
     name: 'RetrieveAuditLog',
@@ -106,7 +103,6 @@ export const COMPLIANCE_TOOLS = [
       operation: STORE_OPERATIONS.GetAuditLogRequest,
       pathParams: { ...entPath, enterpriseAuditLogTaskId: 'audit_log_task_id' },
     },
-    client,
   }),
   storeTool({
     name: 'GetStoreChangeEvents',
@@ -131,7 +127,6 @@ export const COMPLIANCE_TOOLS = [
         offset: 'pagination_offset',
       },
     },
-    client,
   }),
   storeTool({
     name: 'GetEdiscoveryExportsStatus',
@@ -153,7 +148,6 @@ export const COMPLIANCE_TOOLS = [
       pathParams: entPath,
       query: { state: 'ediscovery_export_state', offset: 'pagination_offset', pageSize: 'result_page_size' },
     },
-    client,
   }),
   storeTool({
     name: 'CreateEdiscoveryExport',
@@ -163,7 +157,6 @@ export const COMPLIANCE_TOOLS = [
     requestBody: STORE_BODIES.createEdiscoveryExport,
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateEdiscoveryExport, pathParams: entPath },
-    client,
   }),
   storeTool({
     name: 'GetEdiscoveryExportStatus',
@@ -175,6 +168,5 @@ export const COMPLIANCE_TOOLS = [
       operation: STORE_OPERATIONS.GetEdiscoveryExport,
       pathParams: { ...entPath, enterpriseTaskId: 'enterprise_task_id' },
     },
-    client,
   }),
 ];

@@ -8,7 +8,6 @@ import { STORE_BODIES, USER_STATES } from '../schemas/index.js';
 import {
   airtableQuery,
   CREATE,
-  client,
   DESTROY,
   entPath,
   id,
@@ -47,7 +46,6 @@ export const ENTERPRISE_TOOLS = [
       query: { include: 'fields_to_include' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
   storeTool({
     name: 'CreateDescendantEnterpriseAccount',
@@ -57,7 +55,6 @@ export const ENTERPRISE_TOOLS = [
     requestBody: STORE_BODIES.createDescendantAccount,
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateDescendantEnterprise, pathParams: entPath },
-    client,
   }),
   storeTool({
     name: 'BatchMoveUserGroupsBetweenAccounts',
@@ -74,7 +71,6 @@ export const ENTERPRISE_TOOLS = [
       operation: STORE_OPERATIONS.MoveUserGroups,
       pathParams: { enterpriseAccountId: 'target_enterprise_account_id' },
     },
-    client,
   }),
   storeTool({
     name: 'MoveWorkspacesBetweenEnterpriseAccounts',
@@ -88,7 +84,6 @@ export const ENTERPRISE_TOOLS = [
     requestBody: STORE_BODIES.moveWorkspaces,
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.MoveWorkspaces, pathParams: entPath },
-    client,
   }),
   storeTool({
     name: 'DeleteUsersByEmail',
@@ -117,7 +112,6 @@ export const ENTERPRISE_TOOLS = [
       query: { email: 'email_addresses' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
   storeTool({
     name: 'GetStoreUserInfo',
@@ -140,7 +134,6 @@ export const ENTERPRISE_TOOLS = [
       query: { include: 'include_fields', email: 'user_emails', id: 'user_ids' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
   storeTool({
     name: 'BatchManageEnterpriseUsers',
@@ -150,7 +143,6 @@ export const ENTERPRISE_TOOLS = [
     requestBody: STORE_BODIES.manageEnterpriseUsers,
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.ManageUserBatched, pathParams: entPath, idempotent: true },
-    client,
   }),
   storeTool({
     name: 'BatchManageUserMembership',
@@ -160,7 +152,6 @@ export const ENTERPRISE_TOOLS = [
     requestBody: STORE_BODIES.manageUserMembership,
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.ManageUserMembership, pathParams: entPath },
-    client,
   }),
   storeTool({
     name: 'GrantAdminAccess',
@@ -170,7 +161,6 @@ export const ENTERPRISE_TOOLS = [
     requestBody: STORE_BODIES.grantAdminAccess,
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.GrantAdminAccess, pathParams: entPath },
-    client,
   }),
   storeTool({
     name: 'RevokeAdminAccess',
@@ -180,7 +170,6 @@ export const ENTERPRISE_TOOLS = [
     requestBody: STORE_BODIES.revokeAdminAccess,
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.RevokeAdminAccess, pathParams: entPath },
-    client,
   }),
   storeTool({
     name: 'DeleteEnterpriseUser',
@@ -192,7 +181,6 @@ export const ENTERPRISE_TOOLS = [
       operation: STORE_OPERATIONS.DeleteUserById,
       pathParams: { ...entPath, userId: 'user_id' },
     },
-    client,
   }),
   storeTool({
     name: 'GetUserInformation',
@@ -210,7 +198,6 @@ export const ENTERPRISE_TOOLS = [
       query: { include: 'include_fields' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
   storeTool({
     name: 'ManageEnterpriseAccountUser',
@@ -254,7 +241,6 @@ export const ENTERPRISE_TOOLS = [
         ),
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'LogoutEnterpriseUser',
@@ -272,7 +258,6 @@ export const ENTERPRISE_TOOLS = [
       body: (args) => args.logout_request_body,
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'RemoveUserFromEnterprise',
@@ -285,7 +270,6 @@ export const ENTERPRISE_TOOLS = [
       operation: STORE_OPERATIONS.RemoveUserFromEnterprise,
       pathParams: { ...entPath, userId: 'user_id' },
     },
-    client,
   }),
   storeTool({
     name: 'GetUserGroupInfo',
@@ -302,6 +286,5 @@ export const ENTERPRISE_TOOLS = [
       query: { include: 'include_additional_info' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
 ];

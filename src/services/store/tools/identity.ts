@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { client, READ_ONLY, storeTool } from './shared.js';
+import { READ_ONLY, storeTool } from './shared.js';
 
 export const IDENTITY_TOOLS = [
   storeTool({
@@ -12,6 +12,5 @@ export const IDENTITY_TOOLS = [
     input: z.object({}),
     hints: READ_ONLY,
     endpoint: { operation: STORE_OPERATIONS.GetUserIdAndScopes },
-    client,
   }),
 ];

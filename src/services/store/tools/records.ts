@@ -7,7 +7,6 @@ import { STORE_BODIES } from '../schemas/index.js';
 import {
   airtableQuery,
   CREATE,
-  client,
   DESTROY,
   id,
   READ_ONLY,
@@ -125,7 +124,6 @@ const listRecords = storeTool({
       keepInQuery: ['timeZone', 'userLocale'],
     },
   },
-  client,
 });
 
 export const RECORD_TOOLS = [
@@ -176,7 +174,6 @@ export const RECORD_TOOLS = [
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier' },
       query: { 'records[]': 'record_ids_to_delete' },
     },
-    client,
   }),
   listRecords,
   storeTool({
@@ -192,7 +189,6 @@ export const RECORD_TOOLS = [
       // A plain update sets given values; an upsert may create, so it is not repeated blindly.
       idempotent: false,
     },
-    client,
   }),
   storeTool({
     name: 'CreateStoreRecords',
@@ -205,7 +201,6 @@ export const RECORD_TOOLS = [
       operation: STORE_OPERATIONS.CreateRecords,
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_id_or_name' },
     },
-    client,
   }),
   storeTool({
     name: 'BulkUpdateStore',
@@ -220,7 +215,6 @@ export const RECORD_TOOLS = [
       // With performUpsert a PUT may create records, so a retry could create twice.
       idempotent: false,
     },
-    client,
   }),
   storeTool({
     name: 'DeleteStoreRecord',
@@ -232,7 +226,6 @@ export const RECORD_TOOLS = [
       operation: STORE_OPERATIONS.DeleteRecord,
       pathParams: { baseId: 'store_base_id', tableIdOrName: 'table_identifier', recordId: 'record_id' },
     },
-    client,
   }),
   storeTool({
     name: 'StoreGetRecord',
@@ -253,7 +246,6 @@ export const RECORD_TOOLS = [
       // The upstream needs a time zone and locale for string cells and this tool has no parameters for them.
       queryFrom: (args) => (args.cell_format === 'string' ? { timeZone: 'UTC', userLocale: 'en-us' } : {}),
     },
-    client,
   }),
   storeTool({
     name: 'UpdateStoreRecord',
@@ -271,7 +263,6 @@ export const RECORD_TOOLS = [
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_id_or_name', recordId: 'store_record_id' },
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'ModifyStoreEntry',
@@ -288,7 +279,6 @@ export const RECORD_TOOLS = [
       operation: STORE_OPERATIONS.ReplaceRecord,
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier', recordId: 'record_identifier' },
     },
-    client,
   }),
   storeTool({
     name: 'GetRecordComments',
@@ -307,7 +297,6 @@ export const RECORD_TOOLS = [
       pathParams: { baseId: 'base_id', tableIdOrName: 'table_identifier', recordId: 'record_id' },
       query: { offset: 'pagination_offset', pageSize: 'results_page_size' },
     },
-    client,
   }),
   storeTool({
     name: 'AddRecordComment',
@@ -328,7 +317,6 @@ export const RECORD_TOOLS = [
         recordId: 'record_identifier',
       },
     },
-    client,
   }),
   storeTool({
     name: 'DeleteCommentFromRecord',
@@ -350,7 +338,6 @@ export const RECORD_TOOLS = [
         rowCommentId: 'comment_id_to_delete',
       },
     },
-    client,
   }),
   storeTool({
     name: 'UpdateRecordComment',
@@ -374,6 +361,5 @@ export const RECORD_TOOLS = [
       },
       idempotent: true,
     },
-    client,
   }),
 ];

@@ -3,17 +3,7 @@
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { FIELD_DESCRIPTION_MAX, STORE_BODIES } from '../schemas/index.js';
-import {
-  airtableQuery,
-  CREATE,
-  client,
-  DESTROY,
-  id,
-  READ_ONLY,
-  storeTool,
-  strings,
-  UPDATE,
-} from './shared.js';
+import { airtableQuery, CREATE, DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
 
 export const SCHEMA_TOOLS = [
   storeTool({
@@ -23,7 +13,6 @@ export const SCHEMA_TOOLS = [
     input: z.object({ pagination_offset: z.string().optional().describe('offset from the previous page.') }),
     hints: READ_ONLY,
     endpoint: { operation: STORE_OPERATIONS.ListBases, query: { offset: 'pagination_offset' } },
-    client,
   }),
   storeTool({
     name: 'CreateStoreBase',
@@ -33,7 +22,6 @@ export const SCHEMA_TOOLS = [
     requestBody: STORE_BODIES.createBase,
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateBase },
-    client,
   }),
   storeTool({
     name: 'DeleteStoreBase',
@@ -42,7 +30,6 @@ export const SCHEMA_TOOLS = [
     input: z.object({ base_id: id() }),
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.DeleteBase, pathParams: { baseId: 'base_id' } },
-    client,
   }),
   storeTool({
     name: 'GetStoreBaseSchema',
@@ -56,7 +43,6 @@ export const SCHEMA_TOOLS = [
       query: { include: 'fields_to_include' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
   storeTool({
     name: 'CreateStoreTable',
@@ -69,7 +55,6 @@ export const SCHEMA_TOOLS = [
       operation: STORE_OPERATIONS.CreateTable,
       pathParams: { baseId: 'store_base_id' },
     },
-    client,
   }),
   storeTool({
     name: 'UpdateStoreTable',
@@ -83,7 +68,6 @@ export const SCHEMA_TOOLS = [
       pathParams: { baseId: 'store_base_id', tableIdOrName: 'table_id_or_name' },
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'CreateStoreField',
@@ -96,7 +80,6 @@ export const SCHEMA_TOOLS = [
       operation: STORE_OPERATIONS.CreateField,
       pathParams: { baseId: 'store_base_id', tableId: 'table_id' },
     },
-    client,
   }),
   storeTool({
     name: 'UpdateStoreFieldDetails',
@@ -127,7 +110,6 @@ export const SCHEMA_TOOLS = [
       }),
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'ListStoreBaseViews',
@@ -141,7 +123,6 @@ export const SCHEMA_TOOLS = [
       query: { include: 'fields_to_include' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
   storeTool({
     name: 'DeleteStoreView',
@@ -153,7 +134,6 @@ export const SCHEMA_TOOLS = [
       operation: STORE_OPERATIONS.DeleteView,
       pathParams: { baseId: 'store_base_id', viewId: 'view_identifier' },
     },
-    client,
   }),
   storeTool({
     name: 'GetStoreViewMetadata',
@@ -171,6 +151,5 @@ export const SCHEMA_TOOLS = [
       query: { include: 'include_fields' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
 ];

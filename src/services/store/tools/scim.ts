@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { STORE_BODIES } from '../schemas/index.js';
-import { CREATE, client, DESTROY, id, READ_ONLY, storeTool, UPDATE } from './shared.js';
+import { CREATE, DESTROY, id, READ_ONLY, storeTool, UPDATE } from './shared.js';
 
 export const SCIM_TOOLS = [
   storeTool({
@@ -19,7 +19,6 @@ export const SCIM_TOOLS = [
       operation: STORE_OPERATIONS.ListScimGroups,
       query: { filter: 'filter_criteria', count: 'group_count' },
     },
-    client,
   }),
   storeTool({
     name: 'CreateScimGroup',
@@ -29,7 +28,6 @@ export const SCIM_TOOLS = [
     requestBody: STORE_BODIES.createScimGroup,
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateScimGroup },
-    client,
   }),
   storeTool({
     name: 'DeleteScimGroup',
@@ -38,7 +36,6 @@ export const SCIM_TOOLS = [
     input: z.object({ group_id: id() }),
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.DeleteScimGroup, pathParams: { groupId: 'group_id' } },
-    client,
   }),
   storeTool({
     name: 'FetchScimGroup',
@@ -47,7 +44,6 @@ export const SCIM_TOOLS = [
     input: z.object({ scim_group_id: id() }),
     hints: READ_ONLY,
     endpoint: { operation: STORE_OPERATIONS.GetScimGroup, pathParams: { groupId: 'scim_group_id' } },
-    client,
   }),
   storeTool({
     name: 'UpdateGroupDetails',
@@ -57,7 +53,6 @@ export const SCIM_TOOLS = [
     requestBody: STORE_BODIES.patchScimGroup,
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.PatchScimGroup, pathParams: { groupId: 'group_id' } },
-    client,
   }),
   storeTool({
     name: 'UpdateGroupAttributes',
@@ -67,7 +62,6 @@ export const SCIM_TOOLS = [
     requestBody: STORE_BODIES.replaceScimGroup,
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.PutScimGroup, pathParams: { groupId: 'group_id' } },
-    client,
   }),
   storeTool({
     name: 'ListScimUsers',
@@ -83,7 +77,6 @@ export const SCIM_TOOLS = [
       operation: STORE_OPERATIONS.ListScimUsers,
       query: { startIndex: 'start_index', count: 'user_count_limit', filter: 'user_filter' },
     },
-    client,
   }),
   storeTool({
     name: 'CreateScimUser',
@@ -93,7 +86,6 @@ export const SCIM_TOOLS = [
     requestBody: STORE_BODIES.createScimUser,
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateScimUser },
-    client,
   }),
   storeTool({
     name: 'DeleteScimUser',
@@ -102,7 +94,6 @@ export const SCIM_TOOLS = [
     input: z.object({ scim_user_id: id() }),
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.DeleteScimUser, pathParams: { userId: 'scim_user_id' } },
-    client,
   }),
   storeTool({
     name: 'GetScimUser',
@@ -111,7 +102,6 @@ export const SCIM_TOOLS = [
     input: z.object({ user_id: id() }),
     hints: READ_ONLY,
     endpoint: { operation: STORE_OPERATIONS.GetScimUser, pathParams: { userId: 'user_id' } },
-    client,
   }),
   storeTool({
     name: 'UpdateScimUserRecord',
@@ -121,7 +111,6 @@ export const SCIM_TOOLS = [
     requestBody: STORE_BODIES.patchScimUser,
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.PatchScimUser, pathParams: { userId: 'user_id' } },
-    client,
   }),
   storeTool({
     name: 'UpdateUserAttributes',
@@ -131,6 +120,5 @@ export const SCIM_TOOLS = [
     requestBody: STORE_BODIES.replaceScimUser,
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.PutScimUser, pathParams: { userId: 'user_id' } },
-    client,
   }),
 ];

@@ -2,7 +2,7 @@
 // sets, parameter builders in the spec's types, and the upstream's query encoding (`fields[]=A`, `sort[0][field]=A`).
 
 import { z } from 'zod';
-import { type EndpointSpec, type EndpointToolRow, endpointTool } from '../../../runtime/endpoint.js';
+import { type EndpointToolRow, endpointTool } from '../../../runtime/endpoint.js';
 import type { Operation } from '../../../runtime/operation.js';
 import type { ToolDefinition } from '../../../runtime/tool.js';
 import type { QueryValue } from '../../../runtime/url.js';
@@ -17,13 +17,15 @@ export interface StoreTool extends ToolDefinition<StoreContext> {
   readonly operation: Operation;
 }
 
-/** An endpoint row whose endpoint names its operation from STORE_OPERATIONS (no method and path of its own). */
-export function storeTool<S extends z.ZodObject>(
-  row: EndpointToolRow<StoreContext, S> & {
-    endpoint: Omit<EndpointSpec, 'method' | 'path'> & { operation: Operation };
-  },
-): StoreTool {
-  return { ...endpointTool(row), operation: row.endpoint.operation };
+type StoreRow<S extends z.ZodObject> = Omit<EndpointToolRow<StoreContext, S>, 'client'> &
+  Partial<Pick<EndpointToolRow<StoreContext, S>, 'client'>>;
+
+/**
+ * An endpoint row of the store, whose endpoint names its operation from STORE_OPERATIONS. Its upstream client is
+ * the caller's API client unless the row names another (the attachment upload's content host).
+ */
+export function storeTool<S extends z.ZodObject>(row: StoreRow<S>): StoreTool {
+  return { ...endpointTool({ client: apiClient, ...row }), operation: row.endpoint.operation };
 }
 
 export { CREATE, DESTROY, READ_ONLY, UPDATE } from '../../../runtime/hints.js';
@@ -40,8 +42,8 @@ export const strings = (description: string) => z.array(z.string().min(1)).optio
 /** The enterprise account's path parameter, as the enterprise and compliance tools name it. */
 export const entPath = { enterpriseAccountId: 'enterprise_account_id' };
 
-export const client = (ctx: StoreContext, call: Parameters<StoreClient['forCall']>[0]) =>
-  ctx.api.forCall(call);
+/** The upstream client for one call: per call, so that the caller's own credential can be chosen. */
+const apiClient = (ctx: StoreContext, call: Parameters<StoreClient['forCall']>[0]) => ctx.api.forCall(call);
 
 /**
  * The upstream's query encoding: arrays of scalars as repeated `name[]` keys, arrays of objects as

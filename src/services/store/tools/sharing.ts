@@ -4,17 +4,7 @@
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { STORE_BODIES } from '../schemas/index.js';
-import {
-  airtableQuery,
-  CREATE,
-  client,
-  DESTROY,
-  id,
-  READ_ONLY,
-  storeTool,
-  strings,
-  UPDATE,
-} from './shared.js';
+import { airtableQuery, CREATE, DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
 
 export const SHARING_TOOLS = [
   storeTool({
@@ -32,7 +22,6 @@ export const SHARING_TOOLS = [
       query: { include: 'fields_to_include' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
   storeTool({
     name: 'ListBaseBlockInstallations',
@@ -41,7 +30,6 @@ export const SHARING_TOOLS = [
     input: z.object({ base_id: id() }),
     hints: READ_ONLY,
     endpoint: { operation: STORE_OPERATIONS.ListBlockInstallations, pathParams: { baseId: 'base_id' } },
-    client,
   }),
   storeTool({
     name: 'DeleteStoreBlockInstallation',
@@ -53,7 +41,6 @@ export const SHARING_TOOLS = [
       operation: STORE_OPERATIONS.DeleteBlockInstallation,
       pathParams: { baseId: 'store_base_id', blockInstallationId: 'block_installation_id' },
     },
-    client,
   }),
   storeTool({
     name: 'ManageStoreBlockInstallation',
@@ -67,7 +54,6 @@ export const SHARING_TOOLS = [
       pathParams: { baseId: 'store_base_id', blockInstallationId: 'block_installation_id' },
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'AddBaseCollaborator',
@@ -77,7 +63,6 @@ export const SHARING_TOOLS = [
     requestBody: STORE_BODIES.addBaseCollaborators,
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.AddBaseCollaborator, pathParams: { baseId: 'base_id' } },
-    client,
   }),
   storeTool({
     name: 'RemoveBaseCollaborator',
@@ -89,7 +74,6 @@ export const SHARING_TOOLS = [
       operation: STORE_OPERATIONS.DeleteBaseCollaborator,
       pathParams: { baseId: 'base_id', userOrGroupId: 'collaborator_id' },
     },
-    client,
   }),
   storeTool({
     name: 'UpdateCollaboratorPermission',
@@ -103,7 +87,6 @@ export const SHARING_TOOLS = [
       pathParams: { baseId: 'base_identifier', userOrGroupId: 'collaborator_id' },
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'GetInterfaceInfo',
@@ -121,7 +104,6 @@ export const SHARING_TOOLS = [
       query: { include: 'include_elements' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
   storeTool({
     name: 'AddCollaboratorToStoreInterface',
@@ -134,7 +116,6 @@ export const SHARING_TOOLS = [
       operation: STORE_OPERATIONS.AddInterfaceCollaborator,
       pathParams: { baseId: 'store_base_id', pageBundleId: 'page_bundle_id' },
     },
-    client,
   }),
   storeTool({
     name: 'RemoveInterfaceCollaborator',
@@ -150,7 +131,6 @@ export const SHARING_TOOLS = [
         userOrGroupId: 'collaborator_id',
       },
     },
-    client,
   }),
   storeTool({
     name: 'UpdateCollaboratorPermissions',
@@ -172,7 +152,6 @@ export const SHARING_TOOLS = [
       },
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'DeleteInterfaceInvite',
@@ -184,7 +163,6 @@ export const SHARING_TOOLS = [
       operation: STORE_OPERATIONS.DeleteInterfaceInvite,
       pathParams: { baseId: 'base_identifier', pageBundleId: 'page_bundle_id', inviteId: 'invite_id' },
     },
-    client,
   }),
   storeTool({
     name: 'DeleteBaseInvite',
@@ -196,7 +174,6 @@ export const SHARING_TOOLS = [
       operation: STORE_OPERATIONS.DeleteBaseInvite,
       pathParams: { baseId: 'base_id', inviteId: 'invite_id' },
     },
-    client,
   }),
   storeTool({
     name: 'ListBaseShares',
@@ -205,7 +182,6 @@ export const SHARING_TOOLS = [
     input: z.object({ base_identifier: id() }),
     hints: READ_ONLY,
     endpoint: { operation: STORE_OPERATIONS.ListShares, pathParams: { baseId: 'base_identifier' } },
-    client,
   }),
   storeTool({
     name: 'DeleteStoreShare',
@@ -217,7 +193,6 @@ export const SHARING_TOOLS = [
       operation: STORE_OPERATIONS.DeleteShare,
       pathParams: { baseId: 'store_base_id', shareId: 'share_id' },
     },
-    client,
   }),
   storeTool({
     name: 'ManageStoreSharing',
@@ -231,6 +206,5 @@ export const SHARING_TOOLS = [
       pathParams: { baseId: 'store_base_id', shareId: 'share_identifier' },
       idempotent: true,
     },
-    client,
   }),
 ];

@@ -3,7 +3,7 @@
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { STORE_BODIES } from '../schemas/index.js';
-import { CREATE, client, DESTROY, id, READ_ONLY, storeTool, UPDATE } from './shared.js';
+import { CREATE, DESTROY, id, READ_ONLY, storeTool, UPDATE } from './shared.js';
 
 /** The upstream returns at most 50 payloads per call. */
 const MAX_PAYLOADS = 50;
@@ -19,7 +19,6 @@ export const WEBHOOK_TOOLS = [
       operation: STORE_OPERATIONS.ListWebhooks,
       pathParams: { baseId: 'base_identifier' },
     },
-    client,
   }),
   storeTool({
     name: 'CreateStoreWebhook',
@@ -29,7 +28,6 @@ export const WEBHOOK_TOOLS = [
     requestBody: STORE_BODIES.createWebhook,
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateWebhook, pathParams: { baseId: 'base_id' } },
-    client,
   }),
   storeTool({
     name: 'DeleteStoreWebhook',
@@ -41,7 +39,6 @@ export const WEBHOOK_TOOLS = [
       operation: STORE_OPERATIONS.DeleteWebhook,
       pathParams: { baseId: 'store_base_id', webhookId: 'webhook_id' },
     },
-    client,
   }),
   storeTool({
     name: 'ToggleWebhookNotifications',
@@ -55,7 +52,6 @@ export const WEBHOOK_TOOLS = [
       pathParams: { baseId: 'store_base_id', webhookId: 'webhook_id' },
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'ListWebhookPayloads',
@@ -83,7 +79,6 @@ export const WEBHOOK_TOOLS = [
       pathParams: { baseId: 'base_id', webhookId: 'webhook_id' },
       query: { limit: 'maximum_number_of_messages', cursor: 'pagination_cursor' },
     },
-    client,
   }),
   storeTool({
     name: 'RefreshWebhookLifespan',
@@ -101,6 +96,5 @@ export const WEBHOOK_TOOLS = [
       body: (args) => args.webhook_request_body,
       idempotent: true,
     },
-    client,
   }),
 ];

@@ -4,17 +4,7 @@
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { RESTRICTIONS, STORE_BODIES } from '../schemas/index.js';
-import {
-  airtableQuery,
-  CREATE,
-  client,
-  DESTROY,
-  id,
-  READ_ONLY,
-  storeTool,
-  strings,
-  UPDATE,
-} from './shared.js';
+import { airtableQuery, CREATE, DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
 
 export const WORKSPACE_TOOLS = [
   storeTool({
@@ -25,7 +15,6 @@ export const WORKSPACE_TOOLS = [
     requestBody: STORE_BODIES.createWorkspace,
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateWorkspace },
-    client,
   }),
   storeTool({
     name: 'DeleteWorkspace',
@@ -34,7 +23,6 @@ export const WORKSPACE_TOOLS = [
     input: z.object({ workspace_id: id() }),
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.DeleteWorkspace, pathParams: { workspaceId: 'workspace_id' } },
-    client,
   }),
   storeTool({
     name: 'GetWorkspaceCollaborators',
@@ -51,7 +39,6 @@ export const WORKSPACE_TOOLS = [
       query: { include: 'include_additional_information' },
       serializeQuery: airtableQuery,
     },
-    client,
   }),
   storeTool({
     name: 'AddWorkspaceCollaborator',
@@ -64,7 +51,6 @@ export const WORKSPACE_TOOLS = [
       operation: STORE_OPERATIONS.AddWorkspaceCollaborator,
       pathParams: { workspaceId: 'workspace_id' },
     },
-    client,
   }),
   storeTool({
     name: 'RemoveWorkspaceCollaborator',
@@ -76,7 +62,6 @@ export const WORKSPACE_TOOLS = [
       operation: STORE_OPERATIONS.DeleteWorkspaceCollaborator,
       pathParams: { workspaceId: 'workspace_id', userOrGroupId: 'collaborator_identifier' },
     },
-    client,
   }),
   storeTool({
     name: 'UpdateWorkspaceCollaboratorPermission',
@@ -90,7 +75,6 @@ export const WORKSPACE_TOOLS = [
       pathParams: { workspaceId: 'workspace_id', userOrGroupId: 'collaborator_id' },
       idempotent: true,
     },
-    client,
   }),
   storeTool({
     name: 'DeleteWorkspaceInvite',
@@ -102,7 +86,6 @@ export const WORKSPACE_TOOLS = [
       operation: STORE_OPERATIONS.DeleteWorkspaceInvite,
       pathParams: { workspaceId: 'workspace_id', inviteId: 'invite_id' },
     },
-    client,
   }),
   storeTool({
     name: 'MoveStoreBase',
@@ -119,7 +102,6 @@ export const WORKSPACE_TOOLS = [
       operation: STORE_OPERATIONS.MoveBase,
       pathParams: { workspaceId: 'target_workspace_id' },
     },
-    client,
   }),
   storeTool({
     name: 'UpdateWorkspaceRestrictions',
@@ -153,6 +135,5 @@ export const WORKSPACE_TOOLS = [
       }),
       idempotent: true,
     },
-    client,
   }),
 ];

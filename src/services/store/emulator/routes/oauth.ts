@@ -17,7 +17,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import { parseAuthorization } from '../../../../emulation/authorization.js';
 import { CONTROL_PREFIX, type EmulatorEnv } from '../../../../emulation/env.js';
-import { formatZodIssues } from '../../../../emulation/faults.js';
+import { formatZodIssues } from '../../../../text/zodIssues.js';
 import { readOptionalJson } from '../../../../emulation/inspection.js';
 import { err, ok, type Result } from '../../../../emulation/result.js';
 import { escapeHtml, htmlDocument } from '../../../../text/html.js';

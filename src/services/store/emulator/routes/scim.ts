@@ -17,7 +17,7 @@ import type { Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
-import { formatZodIssues } from '../../../../emulation/faults.js';
+import { formatZodIssues } from '../../../../text/zodIssues.js';
 import { STORE_OPERATIONS } from '../../endpoints.js';
 import { STORE_BODIES, type StoreBodyName } from '../../schemas/index.js';
 import { SCIM_ENTERPRISE_USER_URI, SCIM_GROUP_URI, SCIM_USER_URI } from '../../schemas/scim.js';
