@@ -14,7 +14,6 @@ import { type EmulatorEnv, type ErrorBodyFn, isControlPath } from './env.js';
 import { err, ok, type Result } from './result.js';
 import { compilePathPattern, type PathMatcher } from './routePattern.js';
 
-
 export const FAULT_KINDS = ['latency', 'error', 'rate_limit', 'drop'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 

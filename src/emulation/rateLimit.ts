@@ -8,9 +8,9 @@
 import type { Context, MiddlewareHandler } from 'hono';
 import { matchedRoutes } from 'hono/route';
 import { z } from 'zod';
+import { formatZodIssues } from '../text/zodIssues.js';
 import { type Clock, systemClock } from './clock.js';
 import { type EmulatorEnv, type ErrorBodyFn, isControlPath } from './env.js';
-import { formatZodIssues } from '../text/zodIssues.js';
 import { err, ok, type Result } from './result.js';
 
 export type RateLimitMode = 'fixed' | 'sliding';

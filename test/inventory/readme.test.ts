@@ -22,7 +22,9 @@ describe('README', () => {
     const quickStart = readme.slice(readme.indexOf('## Quick start'));
     expect(quickStart).toMatch(/npm install\nnpm start/);
     expect(quickStart).toMatch(/npm test/);
-    expect(quickStart).toMatch(/npx -y @modelcontextprotocol\/inspector --cli http:\/\/127\.0\.0\.1:8787\/mcp/);
+    expect(quickStart).toMatch(
+      /npx -y @modelcontextprotocol\/inspector --cli http:\/\/127\.0\.0\.1:8787\/mcp/,
+    );
     expect(readme.indexOf('npm start')).toBeLessThan(readme.indexOf('## A desktop client'));
     expect(readme).toMatch(/"args": \[".*dist\/cli\/main\.js", "serve", "all", "--sandbox"\]/);
     // The first screen stays a first screen: details live in docs/.

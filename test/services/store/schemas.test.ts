@@ -7,7 +7,6 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { requestBodyDocument } from '../../../src/runtime/schemaMode.js';
-import { describeIssues, REPORT_INPUT } from '../../../src/text/zodIssues.js';
 import {
   ATTACHMENT_MAX_BASE64_CHARS,
   ATTACHMENT_MAX_BYTES,
@@ -25,6 +24,7 @@ import {
   type StoreBodyName,
   WRITABLE_FIELD_TYPES,
 } from '../../../src/services/store/schemas/index.js';
+import { describeIssues, REPORT_INPUT } from '../../../src/text/zodIssues.js';
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 // The formats the schemas name; ajv checks them only when told how.

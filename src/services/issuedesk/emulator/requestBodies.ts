@@ -3,8 +3,8 @@
  * turned into database inputs. As upstream documents: unknown fields are ignored and null means "not sent".
  */
 import { z } from 'zod';
-import { formatZodIssues } from '../../../text/zodIssues.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
+import { formatZodIssues } from '../../../text/zodIssues.js';
 import type { IssuePatch, NoteInput } from './database.js';
 
 const MAX_WINDOW_MS = 30 * 24 * 60 * 60 * 1000;

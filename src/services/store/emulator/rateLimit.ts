@@ -10,9 +10,9 @@ import type { Hono, MiddlewareHandler } from 'hono';
 import { z } from 'zod';
 import type { Clock } from '../../../emulation/clock.js';
 import { CONTROL_PREFIX, type EmulatorEnv, type ErrorBodyFn } from '../../../emulation/env.js';
-import { formatZodIssues } from '../../../text/zodIssues.js';
 import { readOptionalJson } from '../../../emulation/inspection.js';
 import { RateLimiter, rateLimitMiddleware } from '../../../emulation/rateLimit.js';
+import { formatZodIssues } from '../../../text/zodIssues.js';
 import { errors, respond } from './errors.js';
 
 export interface BaseRateLimitSettings {

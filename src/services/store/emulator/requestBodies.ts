@@ -5,8 +5,8 @@
  * INVALID_REQUEST_UNKNOWN with every problem named.
  */
 import type { z } from 'zod';
-import { formatZodIssues } from '../../../text/zodIssues.js';
 import { err, ok, type Result } from '../../../emulation/result.js';
+import { formatZodIssues } from '../../../text/zodIssues.js';
 import { RECORDS_PER_REQUEST, STORE_BODIES, type StoreBodyName } from '../schemas/index.js';
 import { errors, type StoreError } from './errors.js';
 
