@@ -7,11 +7,31 @@ import { CONTROL_PREFIX, type EmulatorEnv } from './env.js';
 import { type FaultInjector, parseFaultRules } from './faults.js';
 import { parseRateLimitUpdate, type RateLimiter } from './rateLimit.js';
 import type { RequestLog } from './requestLog.js';
-import type { Result } from './result.js';
+import { err, ok, type Result } from './result.js';
 
 export interface ResetOptions {
   seed?: number;
   scale?: number;
+}
+
+export interface SeedSettings {
+  seed: number;
+  scale: number;
+}
+
+/**
+ * The seed and scale a reset builds with: those asked for, else those the emulator started with; a scale above
+ * `maxScale` is refused before anything is replaced, so a typo cannot hang the emulator.
+ */
+export function resetSettings(
+  options: ResetOptions,
+  configured: SeedSettings,
+  maxScale: number,
+): Result<SeedSettings, string> {
+  const seed = options.seed ?? configured.seed;
+  const scale = options.scale ?? configured.scale;
+  if (scale > maxScale) return err(`scale must be at most ${maxScale}`);
+  return ok({ seed, scale });
 }
 
 export interface CollectionQuery {

@@ -84,3 +84,25 @@ export async function serveEmulator(
     },
   };
 }
+
+/** An emulator serving on a socket: its root URL, the emulator, and the close that stops both. */
+export interface StartedEmulator<E> {
+  url: string;
+  emulator: E;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds an emulator and serves it, as each service's `start…Emulator` does: `host` and `port` are the socket's
+ * (loopback and an ephemeral port unless given), every other option goes to `create`.
+ */
+export async function startEmulator<Options extends object, E extends ClosableEmulator>(
+  create: (options: Options) => E,
+  options: Options & ServeOptions,
+): Promise<StartedEmulator<E>> {
+  const { host, port, ...emulatorOptions } = options;
+  // The options without host and port are the emulator's own; TypeScript cannot see that through the generic.
+  const emulator = create(emulatorOptions as Options);
+  const server = await serveEmulator(emulator, { host, port });
+  return { url: server.url, emulator, close: server.close };
+}

@@ -48,6 +48,24 @@ export function writeTransaction<T>(db: SqliteDatabase, fn: () => T): T {
 /** How long starting up waits for another process that is seeding the same file (large scales take a while). */
 export const SEED_BUSY_TIMEOUT_MS = 120_000;
 
+/**
+ * Seeds a database that holds nothing yet (or any database when `reset`): the check and the seeding run in one
+ * write transaction, waiting as long as seeding may take, so two processes starting on an empty file seed it
+ * once. Returns whether it seeded.
+ */
+export function seedIfEmpty(
+  db: SqliteDatabase,
+  how: { reset: boolean; isEmpty: () => boolean; seed: () => void },
+): boolean {
+  return withBusyTimeout(db, SEED_BUSY_TIMEOUT_MS, () =>
+    writeTransaction(db, () => {
+      if (!how.reset && !how.isEmpty()) return false;
+      how.seed();
+      return true;
+    }),
+  );
+}
+
 /** Ends the start-up phase of a database opened by `openDatabase`: from now on a request waits the usual time. */
 export function startupDone(db: SqliteDatabase): void {
   if (db.memory) return;

@@ -3,7 +3,7 @@ import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createEmulatorApp } from '../../src/emulation/emulatorApp.js';
 import { ok } from '../../src/emulation/result.js';
-import { startHttpServer } from '../../src/emulation/serve.js';
+import { startEmulator, startHttpServer } from '../../src/emulation/serve.js';
 
 describe('startHttpServer', () => {
   it('listens on an ephemeral loopback port and closes promptly despite keep-alive', async () => {
@@ -53,5 +53,38 @@ describe('startHttpServer', () => {
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('startEmulator', () => {
+  /** A stand-in emulator: its app answers with the options it was built from; close is counted. */
+  function fakeEmulator(options: { greeting?: string }) {
+    const app = new Hono();
+    app.get('/options', (c) => c.json(options));
+    const emulator = { app, closed: 0, close: () => emulator.closed++ };
+    return emulator;
+  }
+
+  it('builds the emulator from its own options, serves it, and closes the socket and then the emulator', async () => {
+    const started = await startEmulator(fakeEmulator, { greeting: 'hi', host: '127.0.0.1', port: 0 });
+    expect(started.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // host and port are the socket's: the emulator never sees them.
+    expect(await (await fetch(`${started.url}/options`)).json()).toEqual({ greeting: 'hi' });
+    expect(started.emulator.closed).toBe(0);
+    await started.close();
+    expect(started.emulator.closed).toBe(1);
+    await expect(fetch(`${started.url}/options`)).rejects.toThrow();
+  });
+
+  it('closes the emulator it built when the port is taken', async () => {
+    const taken = await startHttpServer(new Hono());
+    let built: ReturnType<typeof fakeEmulator> | undefined;
+    const create = (options: { greeting?: string }) => {
+      built = fakeEmulator(options);
+      return built;
+    };
+    await expect(startEmulator(create, { port: taken.port })).rejects.toThrow(/EADDRINUSE/);
+    expect(built?.closed).toBe(1);
+    await taken.close();
   });
 });

@@ -8,6 +8,8 @@ import {
   ExternalChanges,
   isBusyError,
   openDatabase,
+  type SqliteDatabase,
+  seedIfEmpty,
   startupDone,
   withBusyTimeout,
   writeTransaction,
@@ -84,6 +86,48 @@ describe('sharing a file between connections (as processes do)', () => {
       ).toThrow('undo me');
     });
     expect(second.prepare('SELECT x FROM t ORDER BY x').pluck().all()).toEqual([1, 3]);
+    first.close();
+    second.close();
+  });
+
+  it('seedIfEmpty seeds a file once whichever connection starts first, again on reset, and all or nothing', () => {
+    const { first, second } = twoConnections('seed.db');
+    const count = (db: SqliteDatabase) => Number(db.prepare('SELECT COUNT(*) FROM t').pluck().get());
+    const checkedIn: boolean[] = [];
+    const seed = (db: SqliteDatabase, reset = false) =>
+      seedIfEmpty(db, {
+        reset,
+        isEmpty: () => {
+          // The check is made under the write lock, so no other process can seed between it and the seeding.
+          checkedIn.push(db.inTransaction);
+          return count(db) === 0;
+        },
+        seed: () => {
+          db.prepare('INSERT INTO t VALUES (1)').run();
+        },
+      });
+    expect(seed(first)).toBe(true);
+    expect(seed(second)).toBe(false);
+    expect(checkedIn).toEqual([true, true]);
+    expect(seed(second, true)).toBe(true);
+    expect(count(first)).toBe(2);
+
+    let busyTimeout: unknown;
+    const failed = () =>
+      seedIfEmpty(second, {
+        reset: true,
+        isEmpty: () => true,
+        seed: () => {
+          busyTimeout = second.pragma('busy_timeout', { simple: true });
+          second.prepare('INSERT INTO t VALUES (2)').run();
+          throw new Error('seeding failed');
+        },
+      });
+    expect(failed).toThrow('seeding failed');
+    // Seeding may wait long for another process seeding the file; afterwards the connection's own wait is back.
+    expect(busyTimeout).toBe(120_000);
+    expect(second.pragma('busy_timeout', { simple: true })).toBe(0);
+    expect(count(first)).toBe(2);
     first.close();
     second.close();
   });

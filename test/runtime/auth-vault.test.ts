@@ -189,6 +189,39 @@ describe('AuthVault', () => {
     expect(vault.takePending(late, sha256('browser-a'))).toBeUndefined();
   });
 
+  it('an upstream authorization keeps the request and its verifier, for the same browser, once, stage by stage', () => {
+    const time = clock();
+    const vault = new AuthVault(':memory:', randomBytes(32), { now: time.now });
+    const request = {
+      clientId: 'sbc_x',
+      redirectUri: 'http://127.0.0.1:1/cb',
+      clientState: 'client-state-1',
+      codeChallenge: 'c'.repeat(43),
+      resource: 'r',
+      scope: 'mcp',
+    };
+    const browser = sha256('browser-a');
+    const handle = vault.createPending(request, browser);
+    // A consent handle is no upstream state, and trying it as one does not use it up.
+    expect(vault.takeUpstreamAuthorization(handle, browser)).toBeUndefined();
+    const pending = vault.takePending(handle, browser)!;
+    expect(pending).toMatchObject({ ...request, browserHash: browser });
+    const state = vault.createUpstreamAuthorization(pending, 'upstream-verifier-1');
+    expect(vault.peekUpstreamAuthorization(state)).toMatchObject(request);
+    expect(vault.takePending(state, browser)).toBeUndefined();
+    expect(vault.takeUpstreamAuthorization(state, sha256('browser-b'))).toBeUndefined();
+    expect(vault.takeUpstreamAuthorization(state, browser)).toMatchObject({
+      ...request,
+      browserHash: browser,
+      upstreamVerifier: 'upstream-verifier-1',
+    });
+    expect(vault.takeUpstreamAuthorization(state, browser)).toBeUndefined();
+    const late = vault.createUpstreamAuthorization(pending, 'upstream-verifier-2');
+    time.advance(10 * 60 * 1000 + 1);
+    expect(vault.peekUpstreamAuthorization(late)).toBeUndefined();
+    expect(vault.takeUpstreamAuthorization(late, browser)).toBeUndefined();
+  });
+
   it('a code works once; a second use ends the grant and the tokens the first one issued', () => {
     const time = clock();
     const vault = new AuthVault(':memory:', randomBytes(32), { now: time.now });

@@ -446,22 +446,7 @@ export class AuthVault {
     const now = this.#now();
     this.#db.prepare('DELETE FROM pending WHERE expires_at <= ?').run(now);
     const handle = newSecret('');
-    this.#db
-      .prepare(
-        `INSERT INTO pending (handle_hash, stage, client_id, redirect_uri, client_state, code_challenge, resource,
-           scope, browser_hash, expires_at) VALUES (?, 'consent', ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        sha256(handle),
-        request.clientId,
-        request.redirectUri,
-        request.clientState ?? null,
-        request.codeChallenge,
-        request.resource,
-        request.scope,
-        browserHash,
-        now + this.#ttl.pending,
-      );
+    this.#insertPending(sha256(handle), 'consent', { ...request, browserHash }, null, now);
     return handle;
   }
 
@@ -475,13 +460,27 @@ export class AuthVault {
     const now = this.#now();
     const state = newSecret('');
     const hash = sha256(state);
+    const sealedVerifier = this.#sealer.seal(upstreamVerifier, `pending:${hash}`);
+    this.#insertPending(hash, 'upstream', request, sealedVerifier, now);
+    return state;
+  }
+
+  /** One stage of a request in flight, under the hash of its handle, open for the pending lifetime from `now`. */
+  #insertPending(
+    hash: string,
+    stage: PendingRow['stage'],
+    request: AuthorizationRequest & { browserHash: string },
+    sealedVerifier: string | null,
+    now: number,
+  ): void {
     this.#db
       .prepare(
         `INSERT INTO pending (handle_hash, stage, client_id, redirect_uri, client_state, code_challenge, resource,
-           scope, browser_hash, upstream_verifier, expires_at) VALUES (?, 'upstream', ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+           scope, browser_hash, upstream_verifier, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
       )
       .run(
         hash,
+        stage,
         request.clientId,
         request.redirectUri,
         request.clientState ?? null,
@@ -489,10 +488,9 @@ export class AuthVault {
         request.resource,
         request.scope,
         request.browserHash,
-        this.#sealer.seal(upstreamVerifier, `pending:${hash}`),
+        sealedVerifier,
         now + this.#ttl.pending,
       );
-    return state;
   }
 
   /** Takes (once) the request an upstream callback's `state` names, with its sealed verifier opened. */

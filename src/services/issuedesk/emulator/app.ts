@@ -4,13 +4,12 @@
  * controls. This module builds the app and mounts the areas (routes/<area>.ts), one sub-app each, whose routes
  * are the operations of endpoints.ts.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
-import { parseAuthorization } from '../../../emulation/authorization.js';
+import { credentialCheck, parseAuthorization } from '../../../emulation/authorization.js';
 import { type Clock, systemClock } from '../../../emulation/clock.js';
 import { createEmulatorApp, type EmulatorApp } from '../../../emulation/emulatorApp.js';
 import { honoPath } from '../../../emulation/operations.js';
 import type { SeedingReport } from '../../../emulation/seeding.js';
-import { serveEmulator } from '../../../emulation/serve.js';
+import { type ServeOptions, type StartedEmulator, startEmulator } from '../../../emulation/serve.js';
 import { openDatabase, startupDone } from '../../../emulation/sqlite.js';
 import { ISSUEDESK_OPERATIONS } from '../endpoints.js';
 import { IssueDeskDatabase } from './database.js';
@@ -62,10 +61,6 @@ export interface IssueDeskEmulator {
   close(): void;
 }
 
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
 export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): IssueDeskEmulator {
   const token = opts.token ?? DEFAULT_ISSUEDESK_TOKEN;
   if (token.trim() === '' || /\s/.test(token))
@@ -79,7 +74,7 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
     opts.reset === true,
   );
   const seeding: SeedingReport = { fresh, seed: database.seedInfo()?.seed };
-  const tokenDigest = sha256(token);
+  const isToken = credentialCheck(token);
 
   const emulator = createEmulatorApp({
     errorBody,
@@ -91,7 +86,7 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
     authenticate: (c) => {
       const auth = parseAuthorization(c.req.header('authorization'));
       if (auth.scheme !== 'bearer') return respond(c, errors.bearerSchemeRequired());
-      if (!timingSafeEqual(sha256(auth.token), tokenDigest)) return respond(c, errors.invalidApiToken());
+      if (!isToken(auth.token)) return respond(c, errors.invalidApiToken());
       return undefined;
     },
   });
@@ -104,27 +99,14 @@ export function createIssueDeskEmulator(opts: IssueDeskEmulatorOptions = {}): Is
   return { app, database, token, controls, seeding, close: () => db.close() };
 }
 
-export interface RunningIssueDeskEmulator {
-  url: string;
+export interface RunningIssueDeskEmulator extends StartedEmulator<IssueDeskEmulator> {
   token: string;
-  close(): Promise<void>;
-  emulator: IssueDeskEmulator;
 }
 
 /** Starts the emulator on a loopback socket (ephemeral port unless `port` is given). */
 export async function startIssueDeskEmulator(
-  opts: IssueDeskEmulatorOptions & { host?: string; port?: number } = {},
+  opts: IssueDeskEmulatorOptions & ServeOptions = {},
 ): Promise<RunningIssueDeskEmulator> {
-  const { host, port, ...emulatorOptions } = opts;
-  const emulator = createIssueDeskEmulator(emulatorOptions);
-  const server = await serveEmulator(emulator, {
-    ...(host === undefined ? {} : { host }),
-    ...(port === undefined ? {} : { port }),
-  });
-  return {
-    url: server.url,
-    token: emulator.token,
-    emulator,
-    close: server.close,
-  };
+  const { url, emulator, close } = await startEmulator(createIssueDeskEmulator, opts);
+  return { url, token: emulator.token, emulator, close };
 }

@@ -4,13 +4,8 @@
  */
 
 import { err, ok, type Result } from '../../../emulation/result.js';
-import { num, numOrNull, type Row, str, strOrNull } from '../../../emulation/rows.js';
-import {
-  SEED_BUSY_TIMEOUT_MS,
-  type SqliteDatabase,
-  withBusyTimeout,
-  writeTransaction,
-} from '../../../emulation/sqlite.js';
+import { json, num, numOrNull, parseJson, type Row, str, strOrNull } from '../../../emulation/rows.js';
+import { type SqliteDatabase, seedIfEmpty, writeTransaction } from '../../../emulation/sqlite.js';
 import type {
   AccountRecord,
   ContactRecord,
@@ -101,15 +96,6 @@ FROM issues i LEFT JOIN users u ON u.id = i.assignee_id LEFT JOIN contacts c ON 
 const MESSAGE_SELECT = `
 SELECT m.*, COALESCE(u.email, c.email) AS author_email
 FROM messages m LEFT JOIN users u ON u.id = m.author_user_id LEFT JOIN contacts c ON c.id = m.author_contact_id`;
-
-function json(value: unknown): string {
-  return JSON.stringify(value);
-}
-
-function parseJson<T>(value: unknown, fallback: T): T {
-  if (typeof value !== 'string') return fallback;
-  return JSON.parse(value) as T;
-}
 
 function toIssueView(row: Row): IssueView {
   return {
@@ -402,18 +388,13 @@ export class IssueDeskDatabase {
     return this.#s.metaGet.get('org') === undefined;
   }
 
-  /**
-   * Seeds with what `build` makes when the database holds nothing yet (or when `reset`), checking and seeding
-   * in one write transaction, so two processes starting on an empty file seed it once. Returns whether it did.
-   */
+  /** Seeds with what `build` makes if the database is empty, or always when `reset` (sqlite.ts seedIfEmpty). */
   seedIfEmpty(build: () => IssueDeskData, reset: boolean): boolean {
-    return withBusyTimeout(this.db, SEED_BUSY_TIMEOUT_MS, () =>
-      writeTransaction(this.db, () => {
-        if (!reset && !this.isEmpty()) return false;
-        this.replaceAll(build());
-        return true;
-      }),
-    );
+    return seedIfEmpty(this.db, {
+      reset,
+      isEmpty: () => this.isEmpty(),
+      seed: () => this.replaceAll(build()),
+    });
   }
 
   /** Replaces everything with `data` in one transaction: either all of it lands or none. */

@@ -2,14 +2,17 @@
  * What the emulator shows under /_emulator/ (summary, collections, items) and how it reseeds: the issue desk's
  * InspectableService over its database. No HTTP here; the shared control API serves it.
  */
+import { secretHint } from '../../../emulation/authorization.js';
 import type { Clock } from '../../../emulation/clock.js';
-import type {
-  CollectionPage,
-  CollectionQuery,
-  InspectableService,
-  ResetOptions,
+import {
+  type CollectionPage,
+  type CollectionQuery,
+  type InspectableService,
+  type ResetOptions,
+  resetSettings,
+  type SeedSettings,
 } from '../../../emulation/inspection.js';
-import { err, ok } from '../../../emulation/result.js';
+import { ok } from '../../../emulation/result.js';
 import type { IssueDeskDatabase } from './database.js';
 import type { MessageView } from './records.js';
 import { buildSeedData } from './seed/seed.js';
@@ -31,7 +34,7 @@ export interface InspectionOptions {
   token: string;
   clock: Clock;
   /** The seed and scale this emulator was started with: a reset without them reuses these. */
-  configured: { seed: number; scale: number };
+  configured: SeedSettings;
 }
 
 export function issueDeskInspection({
@@ -44,26 +47,20 @@ export function issueDeskInspection({
     summary: () => ({
       counts: database.counts(),
       org: orgToWire(database.org()),
-      token_hint: tokenHint(token),
+      token_hint: secretHint(token),
       ...database.seedInfo(),
     }),
     collectionNames: () => ['issues', 'messages', 'contacts', 'users', 'teams', 'statuses'],
     collection: (name, query) => inspectCollection(database, name, query),
     item: (name, id) => inspectItem(database, name, id),
     reset: (options: ResetOptions) => {
-      const seed = options.seed ?? configured.seed;
-      const scale = options.scale ?? configured.scale;
-      if (scale > MAX_SCALE) return err(`scale must be at most ${MAX_SCALE}`);
-      database.replaceAll(buildSeedData({ seed, scale, now: clock.now() }));
+      const settings = resetSettings(options, configured, MAX_SCALE);
+      if (!settings.ok) return settings;
+      database.replaceAll(buildSeedData({ ...settings.value, now: clock.now() }));
       return ok(service.summary());
     },
   };
   return service;
-}
-
-/** The first 4 characters, or fewer for short tokens, so the hint never gives most of a token away. */
-function tokenHint(token: string): string {
-  return `${token.slice(0, Math.min(4, Math.floor(token.length / 2)))}…`;
 }
 
 /** Inspection adds what the wire Message lacks: its issue, and the HTML under the issue's own field name. */

@@ -10,16 +10,15 @@
  * the US host is redirected (307) and a US account's traffic to the EU host fails (401); the region lookup
  * works on both.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Hono } from 'hono';
-import { parseAuthorization } from '../../../emulation/authorization.js';
+import { credentialCheck, parseAuthorization, secretHint } from '../../../emulation/authorization.js';
 import { type Clock, systemClock } from '../../../emulation/clock.js';
 import { createEmulatorApp, type EmulatorApp } from '../../../emulation/emulatorApp.js';
 import { type EmulatorEnv, isControlPath } from '../../../emulation/env.js';
-import type { InspectableService, ResetOptions } from '../../../emulation/inspection.js';
-import { err, ok } from '../../../emulation/result.js';
+import { type InspectableService, type ResetOptions, resetSettings } from '../../../emulation/inspection.js';
+import { ok } from '../../../emulation/result.js';
 import type { SeedingReport } from '../../../emulation/seeding.js';
-import { serveEmulator } from '../../../emulation/serve.js';
+import { type ServeOptions, type StartedEmulator, startEmulator } from '../../../emulation/serve.js';
 import { openDatabase, startupDone } from '../../../emulation/sqlite.js';
 import { MESSAGING_OPERATIONS, TRACK_FAIR_USE, type TrackOperation } from '../endpoints.js';
 import { COLLECTION_NAMES } from './collections.js';
@@ -111,15 +110,6 @@ const AREAS: readonly ((deps: RouteDeps) => Hono<EmulatorEnv>)[] = [
 /** Where each regional host's paths start on this listener: the US host at the root, the EU host under /eu. */
 export const HOST_PREFIXES = ['/', EU_PATH_PREFIX] as const;
 
-function sha256(text: string): Buffer {
-  return createHash('sha256').update(text).digest();
-}
-
-/** At most the first 4 characters, so the hint never gives most of a key away. */
-function keyHint(key: string): string {
-  return `${key.slice(0, Math.min(4, Math.floor(key.length / 2)))}…`;
-}
-
 /** A stable workspace number per site id (the upstream's environment_id is an integer). */
 function environmentIdOf(siteId: string): number {
   let h = 0x811c9dc5;
@@ -155,7 +145,7 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
     opts.reset === true,
   );
   const seeding: SeedingReport = { fresh, seed: database.seedInfo()?.seed };
-  const credentialsDigest = sha256(`${siteId}:${apiKey}`);
+  const areCredentials = credentialCheck(`${siteId}:${apiKey}`);
   const environmentId = environmentIdOf(siteId);
 
   const service: InspectableService = {
@@ -164,7 +154,7 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
       region,
       identify_by: identifyBy,
       site_id: siteId,
-      api_key_hint: keyHint(apiKey),
+      api_key_hint: secretHint(apiKey),
       environment_id: environmentId,
       ...database.seedInfo(),
     }),
@@ -172,10 +162,9 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
     collection: (name, query) => database.list(name, query.params, query.offset, query.limit),
     item: (name, id) => database.item(name, id),
     reset: (options: ResetOptions) => {
-      const seed = options.seed ?? configured.seed;
-      const scale = options.scale ?? configured.scale;
-      if (scale > MAX_SCALE) return err(`scale must be at most ${MAX_SCALE}`);
-      database.replaceAll(buildSeedData({ seed, scale, now: clock.now() }));
+      const settings = resetSettings(options, configured, MAX_SCALE);
+      if (!settings.ok) return settings;
+      database.replaceAll(buildSeedData({ ...settings.value, now: clock.now() }));
       return ok(service.summary());
     },
   };
@@ -195,8 +184,7 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
       }
       const auth = parseAuthorization(c.req.header('authorization'));
       if (auth.scheme !== 'basic') return unauthorized(c);
-      if (!timingSafeEqual(sha256(`${auth.username}:${auth.password}`), credentialsDigest))
-        return unauthorized(c);
+      if (!areCredentials(`${auth.username}:${auth.password}`)) return unauthorized(c);
       if (isRequestFor(MESSAGING_OPERATIONS.getRegion, c.req.method, path)) return undefined;
       if (region === 'eu' && host === 'us') {
         const url = new URL(c.req.url);
@@ -245,7 +233,7 @@ export function createMessagingEmulator(opts: MessagingEmulatorOptions = {}): Me
   return { app, database, siteId, apiKey, region, controls, seeding, close: () => db.close() };
 }
 
-export interface RunningMessagingEmulator {
+export interface RunningMessagingEmulator extends StartedEmulator<MessagingEmulator> {
   /** The US host's root, without a trailing slash. */
   url: string;
   /** The EU host's root: url + '/eu'. */
@@ -255,29 +243,22 @@ export interface RunningMessagingEmulator {
   siteId: string;
   apiKey: string;
   region: Region;
-  emulator: MessagingEmulator;
-  close(): Promise<void>;
 }
 
 /** Starts the emulator on a loopback socket (ephemeral port unless `port` is given). */
 export async function startMessagingEmulator(
-  opts: MessagingEmulatorOptions & { host?: string; port?: number } = {},
+  opts: MessagingEmulatorOptions & ServeOptions = {},
 ): Promise<RunningMessagingEmulator> {
-  const { host, port, ...emulatorOptions } = opts;
-  const emulator = createMessagingEmulator(emulatorOptions);
-  const server = await serveEmulator(emulator, {
-    ...(host === undefined ? {} : { host }),
-    ...(port === undefined ? {} : { port }),
-  });
-  const euUrl = `${server.url}${EU_PATH_PREFIX}`;
+  const { url, emulator, close } = await startEmulator(createMessagingEmulator, opts);
+  const euUrl = `${url}${EU_PATH_PREFIX}`;
   return {
-    url: server.url,
+    url,
     euUrl,
-    accountUrl: emulator.region === 'eu' ? euUrl : server.url,
+    accountUrl: emulator.region === 'eu' ? euUrl : url,
     siteId: emulator.siteId,
     apiKey: emulator.apiKey,
     region: emulator.region,
     emulator,
-    close: server.close,
+    close,
   };
 }

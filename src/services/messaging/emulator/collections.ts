@@ -1,85 +1,27 @@
 /**
  * What /_emulator/state shows of the database: one entry per collection (its rows, order, equality filters and
  * item key) and the snake_case views of rows, with JSON columns parsed. Read-only; knows nothing of HTTP.
+ *
+ * A collection's SELECT names its columns as the view shows them (`token AS id`), so its view is the row with
+ * JSON columns parsed and 0/1 flags made booleans; only people need a view of their own, as their filters and
+ * order use columns the view leaves out.
  */
-import { num, numOrNull, type Row, str, strOrNull } from '../../../emulation/rows.js';
+import { num, parseJsonObject, type Row, str, strOrNull } from '../../../emulation/rows.js';
 
 import type { JsonObject } from './records.js';
-
-export function parseObject(value: unknown): JsonObject {
-  if (typeof value !== 'string') return {};
-  const parsed = JSON.parse(value) as unknown;
-  return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-    ? (parsed as JsonObject)
-    : {};
-}
 
 export function personView(row: Row): JsonObject {
   return {
     cio_id: str(row, 'cio_id'),
     id: strOrNull(row, 'id'),
     email: strOrNull(row, 'email'),
-    attributes: parseObject(row.attributes),
+    attributes: parseJsonObject(row.attributes),
     created_at: num(row, 'created_at'),
     updated_at: num(row, 'updated_at'),
   };
 }
 
-function deviceView(row: Row): JsonObject {
-  return {
-    // `id` as in the v1 body (`device.id`); v2 calls the same token `token`.
-    id: str(row, 'token'),
-    person: str(row, 'person'),
-    platform: str(row, 'platform'),
-    last_used: numOrNull(row, 'last_used'),
-    attributes: parseObject(row.attributes),
-    created_at: num(row, 'created_at'),
-    updated_at: num(row, 'updated_at'),
-  };
-}
-
-function eventView(row: Row): JsonObject {
-  return {
-    seq: num(row, 'seq'),
-    person: strOrNull(row, 'person'),
-    anonymous_id: strOrNull(row, 'anonymous_id'),
-    name: str(row, 'name'),
-    type: str(row, 'type'),
-    id: strOrNull(row, 'dedupe_id'),
-    timestamp: num(row, 'timestamp'),
-    data: parseObject(row.data),
-    invite: num(row, 'invite') === 1,
-    received_at: num(row, 'received_at'),
-    origin: str(row, 'origin'),
-  };
-}
-
-function objectView(row: Row): JsonObject {
-  return {
-    cio_object_id: str(row, 'cio_object_id'),
-    object_type_id: str(row, 'object_type_id'),
-    object_id: str(row, 'object_id'),
-    attributes: parseObject(row.attributes),
-    created_at: num(row, 'created_at'),
-    updated_at: num(row, 'updated_at'),
-  };
-}
-
-function relationshipView(row: Row): JsonObject {
-  return {
-    seq: num(row, 'seq'),
-    person: strOrNull(row, 'person'),
-    anonymous_id: strOrNull(row, 'anonymous_id'),
-    cio_object_id: str(row, 'cio_object_id'),
-    object_type_id: str(row, 'object_type_id'),
-    object_id: str(row, 'object_id'),
-    attributes: parseObject(row.attributes),
-    created_at: num(row, 'created_at'),
-    updated_at: num(row, 'updated_at'),
-  };
-}
-
-/** Rows as stored, with the JSON text columns parsed and 0/1 flags made booleans. */
+/** Rows as selected, with the JSON text columns parsed and 0/1 flags made booleans. */
 function plainView(jsonColumns: readonly string[], flagColumns: readonly string[] = []) {
   return (row: Row): JsonObject => {
     const out: JsonObject = { ...row };
@@ -108,6 +50,11 @@ export interface CollectionSpec {
 
 const person: Filter = { column: 'person', person: true };
 
+/** An event's `id` is the dedupe id its sender gave (absent: null). */
+const EVENT_COLUMNS = `SELECT seq, person, anonymous_id, name, type, dedupe_id AS id, timestamp, data, invite,
+  received_at, origin FROM events`;
+const eventView = plainView(['data'], ['invite']);
+
 export const COLLECTIONS: Record<string, CollectionSpec> = {
   people: {
     from: 'SELECT * FROM people',
@@ -121,33 +68,34 @@ export const COLLECTIONS: Record<string, CollectionSpec> = {
     key: { column: 'cio_id' },
   },
   devices: {
-    from: 'SELECT * FROM devices',
-    order: 'created_at, token',
+    // `id` as in the v1 body (`device.id`); v2 calls the same token `token`.
+    from: 'SELECT token AS id, person, platform, last_used, attributes, created_at, updated_at FROM devices',
+    order: 'created_at, id',
     filters: { person, platform: { column: 'platform' } },
-    view: deviceView,
-    key: { column: 'token' },
+    view: plainView(['attributes']),
+    key: { column: 'id' },
   },
   events: {
-    from: 'SELECT * FROM events WHERE person IS NOT NULL',
+    from: `${EVENT_COLUMNS} WHERE person IS NOT NULL`,
     order: 'seq',
     filters: {
       person,
       name: { column: 'name' },
       type: { column: 'type' },
       anonymous_id: { column: 'anonymous_id' },
-      id: { column: 'dedupe_id' },
+      id: { column: 'id' },
       origin: { column: 'origin' },
     },
     view: eventView,
     key: { column: 'seq', numeric: true },
   },
   anonymous_events: {
-    from: 'SELECT * FROM events WHERE person IS NULL',
+    from: `${EVENT_COLUMNS} WHERE person IS NULL`,
     order: 'seq',
     filters: {
       anonymous_id: { column: 'anonymous_id' },
       name: { column: 'name' },
-      id: { column: 'dedupe_id' },
+      id: { column: 'id' },
     },
     view: eventView,
     key: { column: 'seq', numeric: true },
@@ -223,12 +171,12 @@ export const COLLECTIONS: Record<string, CollectionSpec> = {
     from: 'SELECT * FROM objects',
     order: 'object_type_id, object_id',
     filters: { object_type_id: { column: 'object_type_id' }, object_id: { column: 'object_id' } },
-    view: objectView,
+    view: plainView(['attributes']),
     key: { column: 'cio_object_id' },
   },
   relationships: {
-    from: `SELECT r.*, o.object_type_id, o.object_id FROM relationships r
-      JOIN objects o ON o.cio_object_id = r.cio_object_id`,
+    from: `SELECT r.seq, r.person, r.anonymous_id, r.cio_object_id, o.object_type_id, o.object_id, r.attributes,
+      r.created_at, r.updated_at FROM relationships r JOIN objects o ON o.cio_object_id = r.cio_object_id`,
     order: 'seq',
     filters: {
       person,
@@ -237,7 +185,7 @@ export const COLLECTIONS: Record<string, CollectionSpec> = {
       object_type_id: { column: 'object_type_id' },
       object_id: { column: 'object_id' },
     },
-    view: relationshipView,
+    view: plainView(['attributes']),
     key: { column: 'seq', numeric: true },
   },
   batches: {

@@ -11,6 +11,7 @@ import type { Row } from '../../../emulation/rows.js';
 import {
   SEED_BUSY_TIMEOUT_MS,
   type SqliteDatabase,
+  seedIfEmpty,
   withBusyTimeout,
   writeTransaction,
 } from '../../../emulation/sqlite.js';
@@ -138,19 +139,10 @@ export class MessagingDatabase {
     this.#withoutForeignKeys(() => this.#replaceAll(data));
   }
 
-  /**
-   * Seeds with what `build` makes when the database holds nothing yet (or when `reset`), checking and seeding
-   * in one write transaction, so two processes starting on an empty file seed it once. Returns whether it did.
-   */
+  /** Seeds with what `build` makes if the database is empty, or always when `reset` (sqlite.ts seedIfEmpty). */
   seedIfEmpty(build: () => MessagingSeedData, reset: boolean): boolean {
     return this.#withoutForeignKeys(() =>
-      withBusyTimeout(this.#db, SEED_BUSY_TIMEOUT_MS, () =>
-        this.transaction(() => {
-          if (!reset && !this.isEmpty()) return false;
-          this.#replaceAll(build());
-          return true;
-        }),
-      ),
+      seedIfEmpty(this.#db, { reset, isEmpty: () => this.isEmpty(), seed: () => this.#replaceAll(build()) }),
     );
   }
 

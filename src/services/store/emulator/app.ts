@@ -30,7 +30,7 @@ import type {
 import type { RateLimiter } from '../../../emulation/rateLimit.js';
 import { err, ok } from '../../../emulation/result.js';
 import type { SeedingReport } from '../../../emulation/seeding.js';
-import { serveEmulator } from '../../../emulation/serve.js';
+import { type ServeOptions, type StartedEmulator, startEmulator } from '../../../emulation/serve.js';
 import { openDatabase, startupDone } from '../../../emulation/sqlite.js';
 import { type AdminPlane, createAdminPlane } from './admin/plane.js';
 import { auditMiddleware } from './auditMiddleware.js';
@@ -527,27 +527,14 @@ export function createStoreEmulator(opts: StoreEmulatorOptions = {}): StoreEmula
   };
 }
 
-export interface RunningStoreEmulator {
-  url: string;
+export interface RunningStoreEmulator extends StartedEmulator<StoreEmulator> {
   token: string;
-  emulator: StoreEmulator;
-  close(): Promise<void>;
 }
 
 /** Starts the emulator on a loopback socket (ephemeral port unless `port` is given). */
 export async function startStoreEmulator(
-  opts: StoreEmulatorOptions & { host?: string; port?: number } = {},
+  opts: StoreEmulatorOptions & ServeOptions = {},
 ): Promise<RunningStoreEmulator> {
-  const { host, port, ...emulatorOptions } = opts;
-  const emulator = createStoreEmulator(emulatorOptions);
-  const server = await serveEmulator(emulator, {
-    ...(host === undefined ? {} : { host }),
-    ...(port === undefined ? {} : { port }),
-  });
-  return {
-    url: server.url,
-    token: emulator.token,
-    emulator,
-    close: server.close,
-  };
+  const { url, emulator, close } = await startEmulator(createStoreEmulator, opts);
+  return { url, token: emulator.token, emulator, close };
 }

@@ -18,7 +18,13 @@ import {
   type FormulaValue,
   formulaValueToCell,
 } from './formula/index.js';
-import type { FieldRow, JsonObject, RecordRow } from './model.js';
+import {
+  type FieldRow,
+  type JsonObject,
+  NUMBER_FIELD_TYPES,
+  type RecordRow,
+  TEXT_FIELD_TYPES,
+} from './model.js';
 
 /** A compiled formula, or why it is invalid. */
 export type FormulaState = { ok: true; formula: CompiledFormula } | { ok: false; reason: string };
@@ -163,18 +169,9 @@ export class Reader {
 }
 
 /** Types whose stored cell is already the API's JSON cell, so the formula engine can read it directly. */
-const PLAIN_TYPES = new Set([
-  'singleLineText',
-  'multilineText',
-  'richText',
-  'email',
-  'url',
-  'phoneNumber',
-  'number',
-  'percent',
-  'currency',
-  'rating',
-  'duration',
+const PLAIN_TYPES = new Set<string>([
+  ...TEXT_FIELD_TYPES,
+  ...NUMBER_FIELD_TYPES,
   'checkbox',
   'singleSelect',
   'multipleSelects',

@@ -9,12 +9,11 @@
  * when one has (every request and every outermost transaction calls it), and ids are drawn from a counter row
  * in the database inside the writing transaction, so two processes never mint the same id.
  */
-import { type Row, str, strOrNull } from '../../../emulation/rows.js';
+import { json, parseJson, type Row, str, strOrNull } from '../../../emulation/rows.js';
 import {
   ExternalChanges,
-  SEED_BUSY_TIMEOUT_MS,
   type SqliteDatabase,
-  withBusyTimeout,
+  seedIfEmpty,
   writeTransaction,
 } from '../../../emulation/sqlite.js';
 import { deriveId, type IdKind } from './ids.js';
@@ -151,15 +150,6 @@ export interface StoreSeedData {
   views: ViewRow[];
   records: Iterable<RecordRow>;
   comments: Omit<CommentRow, 'seq'>[];
-}
-
-function json(value: unknown): string {
-  return JSON.stringify(value);
-}
-
-function parseJson<T>(value: unknown, fallback: T): T {
-  if (typeof value !== 'string' || value === '') return fallback;
-  return JSON.parse(value) as T;
 }
 
 function toRecord(row: Row): RecordRow {
@@ -339,18 +329,13 @@ export class StoreDatabase {
     }
   }
 
-  /**
-   * Lays down the seed `build` makes when the database holds none (or when `reset`), checking and seeding in
-   * one write transaction, so two processes starting on an empty file seed it once. Returns whether it seeded.
-   */
+  /** Seeds with what `build` makes if the database is empty, or always when `reset` (sqlite.ts seedIfEmpty). */
   seedIfEmpty(build: () => StoreSeedData, reset: boolean): boolean {
-    return withBusyTimeout(this.db, SEED_BUSY_TIMEOUT_MS, () =>
-      writeTransaction(this.db, () => {
-        if (!reset && !this.isEmpty()) return false;
-        this.replaceAll(build());
-        return true;
-      }),
-    );
+    return seedIfEmpty(this.db, {
+      reset,
+      isEmpty: () => this.isEmpty(),
+      seed: () => this.replaceAll(build()),
+    });
   }
 
   // --- seeding -------------------------------------------------------------------------------------------

@@ -105,20 +105,26 @@ function offsetMinutes(text: string): number {
   return m[1] === '-' ? -minutes : minutes;
 }
 
-/** A strict ISO 8601 calendar date (`2024-05-01`), as the API's date cells are written; undefined otherwise. */
-export function parseIsoDate(text: string): string | undefined {
-  const m = ISO_DATE.exec(text);
-  if (!m) return undefined;
-  const c = {
+/**
+ * The wall time an ISO_DATE or ISO_DATE_TIME match names, parts it lacks being 0 (a bare date is its midnight).
+ * It may name no real time (validCivil tells).
+ */
+function civilOf(m: RegExpExecArray): Civil {
+  return {
     year: Number(m[1]),
     month: Number(m[2]),
     day: Number(m[3]),
-    hour: 0,
-    minute: 0,
-    second: 0,
-    millisecond: 0,
+    hour: m[4] === undefined ? 0 : Number(m[4]),
+    minute: m[5] === undefined ? 0 : Number(m[5]),
+    second: m[6] === undefined ? 0 : Number(m[6]),
+    millisecond: m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000),
   };
-  return validCivil(c) ? text : undefined;
+}
+
+/** A strict ISO 8601 calendar date (`2024-05-01`), as the API's date cells are written; undefined otherwise. */
+export function parseIsoDate(text: string): string | undefined {
+  const m = ISO_DATE.exec(text);
+  return m && validCivil(civilOf(m)) ? text : undefined;
 }
 
 /**
@@ -128,28 +134,12 @@ export function parseIsoDate(text: string): string | undefined {
 export function parseIsoDateTime(text: string, zone: string): number | undefined {
   const dateOnly = ISO_DATE.exec(text);
   if (dateOnly) {
-    const c = {
-      year: Number(dateOnly[1]),
-      month: Number(dateOnly[2]),
-      day: Number(dateOnly[3]),
-      hour: 0,
-      minute: 0,
-      second: 0,
-      millisecond: 0,
-    };
+    const c = civilOf(dateOnly);
     return validCivil(c) ? fromWall(c, zone) : undefined;
   }
   const m = ISO_DATE_TIME.exec(text);
   if (!m) return undefined;
-  const c: Civil = {
-    year: Number(m[1]),
-    month: Number(m[2]),
-    day: Number(m[3]),
-    hour: Number(m[4]),
-    minute: Number(m[5]),
-    second: m[6] === undefined ? 0 : Number(m[6]),
-    millisecond: m[7] === undefined ? 0 : Math.floor(Number(`0.${m[7]}`) * 1000),
-  };
+  const c = civilOf(m);
   if (!validCivil(c)) return undefined;
   if (m[8] === undefined) return fromWall(c, zone);
   return civilToUtcMs(c) - offsetMinutes(m[8]) * 60_000;

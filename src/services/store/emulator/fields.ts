@@ -24,7 +24,14 @@ import { isoDateIn, isValidTimeZone, parseIsoDate, parseIsoDateTime, parseLooseD
 import type { StoreError } from './errors.js';
 import { errors } from './errors.js';
 import { looksLikeId } from './ids.js';
-import type { FieldRow, JsonObject, StoredAttachment, UserRow } from './model.js';
+import {
+  type FieldRow,
+  type JsonObject,
+  NUMBER_FIELD_TYPES,
+  type StoredAttachment,
+  TEXT_FIELD_TYPES,
+  type UserRow,
+} from './model.js';
 
 /** The writable types are the ones the shared request schemas let a caller create. */
 export const WRITABLE_TYPES = WRITABLE_FIELD_TYPES;
@@ -74,9 +81,6 @@ export const MERGE_FIELD_TYPES: ReadonlySet<string> = new Set([
   'date',
   'dateTime',
 ]);
-
-const TEXT_TYPES = new Set(['singleLineText', 'multilineText', 'richText', 'email', 'url', 'phoneNumber']);
-const NUMBER_TYPES = new Set(['number', 'percent', 'currency', 'rating', 'duration']);
 
 export function isRecordObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -134,6 +138,13 @@ export type CellResult = Result<unknown, StoreError>;
 
 const EMPTY: CellResult = ok(undefined);
 
+/** A multi-valued cell's items: an array as given, or with typecast comma-separated text; undefined otherwise. */
+function itemsOf(value: unknown, typecast: boolean): unknown[] | undefined {
+  if (Array.isArray(value)) return value;
+  if (typecast && typeof value === 'string') return value.split(',').map((s) => s.trim());
+  return undefined;
+}
+
 function choicesOf(field: FieldRow, plan: WritePlan): Choice[] {
   const raw = field.options?.choices;
   const existing = Array.isArray(raw) ? (raw.filter(isRecordObject) as unknown as Choice[]) : [];
@@ -174,7 +185,7 @@ function durationFromText(text: string): number | undefined {
   return numberFromText(t, false);
 }
 
-function normalizeNumber(field: FieldRow, value: unknown, typecast: boolean): CellResult {
+function normalizeNumber(field: FieldRow, value: unknown, { typecast }: CellContext): CellResult {
   let n: number | undefined;
   if (typeof value === 'number') n = value;
   else if (typecast && typeof value === 'string') {
@@ -194,7 +205,7 @@ function normalizeNumber(field: FieldRow, value: unknown, typecast: boolean): Ce
 const TRUE_TEXT = new Set(['true', 'yes', 'checked', 'on', '1', 'x', 'y']);
 const FALSE_TEXT = new Set(['false', 'no', 'unchecked', 'off', '0', '', 'n']);
 
-function normalizeCheckbox(field: FieldRow, value: unknown, typecast: boolean): CellResult {
+function normalizeCheckbox(field: FieldRow, value: unknown, { typecast }: CellContext): CellResult {
   if (typeof value === 'boolean') return value ? ok(true) : EMPTY;
   if (typecast && typeof value === 'string') {
     const t = value.trim().toLowerCase();
@@ -224,10 +235,8 @@ function normalizeSingleSelect(field: FieldRow, value: unknown, ctx: CellContext
 }
 
 function normalizeMultipleSelects(field: FieldRow, value: unknown, ctx: CellContext): CellResult {
-  let items: unknown[];
-  if (Array.isArray(value)) items = value;
-  else if (ctx.typecast && typeof value === 'string') items = value.split(',').map((s) => s.trim());
-  else return err(errors.invalidValue(field.name));
+  const items = itemsOf(value, ctx.typecast);
+  if (!items) return err(errors.invalidValue(field.name));
   const names: string[] = [];
   for (const item of items) {
     const text = asText(item, ctx.typecast);
@@ -246,7 +255,7 @@ function fieldZone(field: FieldRow): string {
   return typeof zone === 'string' && zone !== 'client' ? zone : 'utc';
 }
 
-function normalizeDate(field: FieldRow, value: unknown, typecast: boolean): CellResult {
+function normalizeDate(field: FieldRow, value: unknown, { typecast }: CellContext): CellResult {
   if (typeof value !== 'string') {
     if (typecast && typeof value === 'number') return ok(isoDateIn(value, 'utc'));
     return err(errors.invalidValue(field.name));
@@ -264,7 +273,7 @@ function normalizeDate(field: FieldRow, value: unknown, typecast: boolean): Cell
   return err(errors.invalidDate(value, field.name));
 }
 
-function normalizeDateTime(field: FieldRow, value: unknown, typecast: boolean): CellResult {
+function normalizeDateTime(field: FieldRow, value: unknown, { typecast }: CellContext): CellResult {
   const zone = fieldZone(field);
   if (typeof value !== 'string') {
     if (typecast && typeof value === 'number' && Number.isFinite(value))
@@ -281,10 +290,8 @@ function normalizeLinks(field: FieldRow, value: unknown, ctx: CellContext): Cell
   const linkedTableId = String(field.options?.linkedTableId ?? '');
   const linkedTable = ctx.snapshot.tableById.get(linkedTableId);
   if (!linkedTable) return err(errors.invalidValue(field.name));
-  let items: unknown[];
-  if (Array.isArray(value)) items = value;
-  else if (ctx.typecast && typeof value === 'string') items = value.split(',').map((s) => s.trim());
-  else return err(errors.invalidValue(field.name));
+  const items = itemsOf(value, ctx.typecast);
+  if (!items) return err(errors.invalidValue(field.name));
   const ids: string[] = [];
   for (const item of items) {
     const raw = isRecordObject(item) && typeof item.id === 'string' ? item.id : item;
@@ -345,11 +352,8 @@ function filenameOfUrl(url: string): string {
 }
 
 function normalizeAttachments(field: FieldRow, value: unknown, ctx: CellContext): CellResult {
-  let items: unknown[];
-  if (Array.isArray(value)) items = value;
-  else if (ctx.typecast && typeof value === 'string')
-    items = value.split(',').map((url) => ({ url: url.trim() }));
-  else return err(errors.invalidValue(field.name));
+  const items = itemsOf(value, ctx.typecast);
+  if (!items) return err(errors.invalidValue(field.name));
   const current = Array.isArray(ctx.current) ? (ctx.current as StoredAttachment[]) : [];
   const out: StoredAttachment[] = [];
   for (const item of items) {
@@ -398,10 +402,8 @@ function normalizeCollaborators(field: FieldRow, value: unknown, ctx: CellContex
     const user = findUser(ctx.snapshot, value, ctx.typecast);
     return user ? ok(user.id) : err(errors.invalidValue(field.name));
   }
-  let items: unknown[];
-  if (Array.isArray(value)) items = value;
-  else if (ctx.typecast && typeof value === 'string') items = value.split(',').map((s) => s.trim());
-  else return err(errors.invalidValue(field.name));
+  const items = itemsOf(value, ctx.typecast);
+  if (!items) return err(errors.invalidValue(field.name));
   const ids: string[] = [];
   for (const item of items) {
     const user = findUser(ctx.snapshot, item, ctx.typecast);
@@ -411,7 +413,7 @@ function normalizeCollaborators(field: FieldRow, value: unknown, ctx: CellContex
   return ids.length === 0 ? EMPTY : ok(ids);
 }
 
-function normalizeBarcode(field: FieldRow, value: unknown, typecast: boolean): CellResult {
+function normalizeBarcode(field: FieldRow, value: unknown, { typecast }: CellContext): CellResult {
   if (isRecordObject(value)) {
     if (typeof value.text !== 'string') return err(errors.invalidValue(field.name));
     if (value.type !== undefined && value.type !== null && typeof value.type !== 'string') {
@@ -425,46 +427,41 @@ function normalizeBarcode(field: FieldRow, value: unknown, typecast: boolean): C
   return text === '' ? EMPTY : ok({ text });
 }
 
+function normalizeText(field: FieldRow, value: unknown, ctx: CellContext): CellResult {
+  const text = asText(value, ctx.typecast);
+  if (text === undefined) return err(errors.invalidValue(field.name));
+  if (text === '') return EMPTY;
+  if (field.type === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text.trim())) {
+    return err(errors.invalidValue(field.name));
+  }
+  return ok(text);
+}
+
+/** How each writable type checks a written value; a type without one is computed (or unknown) and refused. */
+const NORMALIZERS: ReadonlyMap<string, (field: FieldRow, value: unknown, ctx: CellContext) => CellResult> =
+  new Map([
+    ...TEXT_FIELD_TYPES.map((type) => [type, normalizeText] as const),
+    ...NUMBER_FIELD_TYPES.map((type) => [type, normalizeNumber] as const),
+    ['checkbox', normalizeCheckbox],
+    ['singleSelect', normalizeSingleSelect],
+    ['multipleSelects', normalizeMultipleSelects],
+    ['date', normalizeDate],
+    ['dateTime', normalizeDateTime],
+    ['multipleRecordLinks', normalizeLinks],
+    ['multipleAttachments', normalizeAttachments],
+    ['singleCollaborator', normalizeCollaborators],
+    ['multipleCollaborators', normalizeCollaborators],
+    ['barcode', normalizeBarcode],
+  ]);
+
 /**
  * Checks a value written to a field and returns its stored form (undefined: the cell becomes empty). Computed
  * fields are the caller's concern; this handles only writable types.
  */
 export function normalizeCell(field: FieldRow, value: unknown, ctx: CellContext): CellResult {
   if (value === null || value === undefined) return EMPTY;
-  const { typecast } = ctx;
-  if (TEXT_TYPES.has(field.type)) {
-    const text = asText(value, typecast);
-    if (text === undefined) return err(errors.invalidValue(field.name));
-    if (text === '') return EMPTY;
-    if (field.type === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text.trim())) {
-      return err(errors.invalidValue(field.name));
-    }
-    return ok(text);
-  }
-  if (NUMBER_TYPES.has(field.type)) return normalizeNumber(field, value, typecast);
-  switch (field.type) {
-    case 'checkbox':
-      return normalizeCheckbox(field, value, typecast);
-    case 'singleSelect':
-      return normalizeSingleSelect(field, value, ctx);
-    case 'multipleSelects':
-      return normalizeMultipleSelects(field, value, ctx);
-    case 'date':
-      return normalizeDate(field, value, typecast);
-    case 'dateTime':
-      return normalizeDateTime(field, value, typecast);
-    case 'multipleRecordLinks':
-      return normalizeLinks(field, value, ctx);
-    case 'multipleAttachments':
-      return normalizeAttachments(field, value, ctx);
-    case 'singleCollaborator':
-    case 'multipleCollaborators':
-      return normalizeCollaborators(field, value, ctx);
-    case 'barcode':
-      return normalizeBarcode(field, value, typecast);
-    default:
-      return err(errors.computedField(field.name));
-  }
+  const normalize = NORMALIZERS.get(field.type);
+  return normalize ? normalize(field, value, ctx) : err(errors.computedField(field.name));
 }
 
 // --- reading cells ---------------------------------------------------------------------------------------
@@ -562,28 +559,48 @@ function precision(
   return ok(p);
 }
 
-function dateFormat(value: unknown, type: string): Result<JsonObject, StoreError> {
-  if (value === undefined) return ok({ ...DEFAULT_DATE_FORMAT });
-  if (!isRecordObject(value) || typeof value.name !== 'string' || !(value.name in DATE_FORMATS)) {
-    return err(optionsError(type, `dateFormat.name must be one of ${Object.keys(DATE_FORMATS).join(', ')}`));
+/** The named formats of date and time options: each name has one format string, and a default. */
+const NAMED_FORMATS = {
+  dateFormat: {
+    formats: DATE_FORMATS,
+    fallback: DEFAULT_DATE_FORMAT,
+    names: `one of ${Object.keys(DATE_FORMATS).join(', ')}`,
+  },
+  timeFormat: { formats: TIME_FORMATS, fallback: DEFAULT_TIME_FORMAT, names: '12hour or 24hour' },
+} as const;
+
+/** `{name, format?}` of dateFormat or timeFormat: a known name, and if a format is given, that name's format. */
+function namedFormat(
+  key: keyof typeof NAMED_FORMATS,
+  value: unknown,
+  type: string,
+): Result<JsonObject, StoreError> {
+  const { formats, fallback, names } = NAMED_FORMATS[key];
+  if (value === undefined) return ok({ ...fallback });
+  if (!isRecordObject(value) || typeof value.name !== 'string' || !(value.name in formats)) {
+    return err(optionsError(type, `${key}.name must be ${names}`));
   }
-  const format = DATE_FORMATS[value.name] as string;
+  const format = formats[value.name] as string;
   if (value.format !== undefined && value.format !== format) {
-    return err(optionsError(type, `dateFormat.format of "${value.name}" is "${format}"`));
+    return err(optionsError(type, `${key}.format of "${value.name}" is "${format}"`));
   }
   return ok({ name: value.name, format });
 }
 
-function timeFormat(value: unknown, type: string): Result<JsonObject, StoreError> {
-  if (value === undefined) return ok({ ...DEFAULT_TIME_FORMAT });
-  if (!isRecordObject(value) || typeof value.name !== 'string' || !(value.name in TIME_FORMATS)) {
-    return err(optionsError(type, 'timeFormat.name must be 12hour or 24hour'));
+/** The icon and color options rating and checkbox fields share: an icon of the type's set, a color string. */
+function iconAndColor(
+  options: JsonObject,
+  type: string,
+  icons: readonly string[],
+  defaults: { icon: string; color: string },
+): Result<{ color: string; icon: string }, StoreError> {
+  const icon = options.icon ?? defaults.icon;
+  if (typeof icon !== 'string' || !icons.includes(icon)) {
+    return err(optionsError(type, `icon must be one of ${icons.join(', ')}`));
   }
-  const format = TIME_FORMATS[value.name] as string;
-  if (value.format !== undefined && value.format !== format) {
-    return err(optionsError(type, `timeFormat.format of "${value.name}" is "${format}"`));
-  }
-  return ok({ name: value.name, format });
+  const color = options.color ?? defaults.color;
+  if (typeof color !== 'string') return err(optionsError(type, 'color must be a string'));
+  return ok({ color, icon });
 }
 
 function selectChoices(options: JsonObject, type: string, ctx: OptionsContext): Result<Choice[], StoreError> {
@@ -653,13 +670,8 @@ export function normalizeFieldOptions(type: string, raw: unknown, ctx: OptionsCo
       if (typeof max !== 'number' || !Number.isInteger(max) || max < 1 || max > 10) {
         return err(optionsError(type, 'max must be an integer from 1 to 10'));
       }
-      const icon = options.icon ?? 'star';
-      if (typeof icon !== 'string' || !RATING_ICONS.includes(icon)) {
-        return err(optionsError(type, `icon must be one of ${RATING_ICONS.join(', ')}`));
-      }
-      const color = options.color ?? 'yellowBright';
-      if (typeof color !== 'string') return err(optionsError(type, 'color must be a string'));
-      return ok({ color, icon, max });
+      const look = iconAndColor(options, type, RATING_ICONS, { icon: 'star', color: 'yellowBright' });
+      return look.ok ? ok({ ...look.value, max }) : look;
     }
     case 'duration': {
       const bad = check(['durationFormat']);
@@ -673,13 +685,7 @@ export function normalizeFieldOptions(type: string, raw: unknown, ctx: OptionsCo
     case 'checkbox': {
       const bad = check(['icon', 'color']);
       if (bad) return err(bad);
-      const icon = options.icon ?? 'check';
-      if (typeof icon !== 'string' || !CHECKBOX_ICONS.includes(icon)) {
-        return err(optionsError(type, `icon must be one of ${CHECKBOX_ICONS.join(', ')}`));
-      }
-      const color = options.color ?? 'greenBright';
-      if (typeof color !== 'string') return err(optionsError(type, 'color must be a string'));
-      return ok({ color, icon });
+      return iconAndColor(options, type, CHECKBOX_ICONS, { icon: 'check', color: 'greenBright' });
     }
     case 'singleSelect':
     case 'multipleSelects': {
@@ -691,15 +697,15 @@ export function normalizeFieldOptions(type: string, raw: unknown, ctx: OptionsCo
     case 'date': {
       const bad = check(['dateFormat']);
       if (bad) return err(bad);
-      const df = dateFormat(options.dateFormat, type);
+      const df = namedFormat('dateFormat', options.dateFormat, type);
       return df.ok ? ok({ dateFormat: df.value }) : df;
     }
     case 'dateTime': {
       const bad = check(['dateFormat', 'timeFormat', 'timeZone']);
       if (bad) return err(bad);
-      const df = dateFormat(options.dateFormat, type);
+      const df = namedFormat('dateFormat', options.dateFormat, type);
       if (!df.ok) return df;
-      const tf = timeFormat(options.timeFormat, type);
+      const tf = namedFormat('timeFormat', options.timeFormat, type);
       if (!tf.ok) return tf;
       const zone = options.timeZone ?? 'utc';
       if (typeof zone !== 'string' || (zone !== 'client' && zone !== 'utc' && !isValidTimeZone(zone))) {

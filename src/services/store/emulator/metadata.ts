@@ -238,6 +238,38 @@ function publish(
   deps.hub.publish(events);
 }
 
+/**
+ * Makes a schema change: `write` (given the change's time) runs in one transaction that then takes the base's
+ * next transaction number, and the events `events` reads off the schema as it is afterwards go out with that
+ * number and time. Returns that schema.
+ */
+function commit(
+  deps: SchemaDeps,
+  actor: Actor,
+  baseId: string,
+  write: (at: string) => void,
+  events: (after: SchemaSnapshot) => PendingEvent[],
+): SchemaSnapshot {
+  const at = deps.now().toISOString();
+  let txn = 0;
+  deps.store.transaction(() => {
+    write(at);
+    txn = deps.store.nextTransactionNumber(baseId);
+  });
+  const after = deps.store.schema();
+  publish(deps, actor, baseId, at, txn, events(after));
+  return after;
+}
+
+function fieldCreated(field: FieldRow, table: TableModel, snapshot: SchemaSnapshot): PendingEvent {
+  return {
+    kind: 'fieldCreated',
+    tableId: table.row.id,
+    fieldId: field.id,
+    currentMetadata: fieldMetadata(field, table, snapshot),
+  };
+}
+
 interface PlannedField {
   row: FieldRow;
   /** The inverse field this link field needs in its linked table. */
@@ -369,6 +401,26 @@ function planTable(
   return ok({ row, fields, view });
 }
 
+/** Plans new tables of a base in order, each checked against the names taken so far (`existing`, then theirs). */
+function planTables(
+  deps: SchemaDeps,
+  snapshot: SchemaSnapshot,
+  baseId: string,
+  existing: readonly string[],
+  inputs: readonly TableInput[],
+): Result<PlannedTable[], StoreError> {
+  const planned: PlannedTable[] = [];
+  // Inverse link field names claimed by earlier tables of this request, per linked table.
+  const reserved = new Map<string, string[]>();
+  for (const input of inputs) {
+    const taken = [...existing, ...planned.map((t) => t.row.name)];
+    const table = planTable(deps, snapshot, baseId, taken, input, reserved);
+    if (!table.ok) return table;
+    planned.push(table.value);
+  }
+  return ok(planned);
+}
+
 function writeTable(store: StoreDatabase, planned: PlannedTable): void {
   store.insertTable(planned.row);
   for (const f of planned.fields) store.insertField(f.row);
@@ -386,52 +438,28 @@ export function createBase(
   if (input.name.trim() === '') return err(errors.invalidRequest('The base name cannot be empty.'));
   if (input.tables.length === 0) return err(errors.invalidRequest('A base needs at least one table.'));
   const baseId = deps.store.newId('base');
-  const planned: PlannedTable[] = [];
-  const reserved = new Map<string, string[]>();
-  for (const tableInput of input.tables) {
-    const table = planTable(
-      deps,
-      snapshot,
-      baseId,
-      planned.map((t) => t.row.name),
-      tableInput,
-      reserved,
-    );
-    if (!table.ok) return table;
-    planned.push(table.value);
-  }
-  const at = deps.now().toISOString();
-  const base: BaseRow = { id: baseId, workspaceId: input.workspaceId, name: input.name, createdTime: at };
-  let txn = 0;
-  deps.store.transaction(() => {
-    deps.store.insertBase(base, [{ userId: actor.userId, level: 'create' }]);
-    for (const t of planned) writeTable(deps.store, t);
-    txn = deps.store.nextTransactionNumber(baseId);
-  });
-  const after = deps.store.schema();
-  const tables = planned
-    .map((t) => after.tableById.get(t.row.id))
-    .filter((t): t is TableModel => t !== undefined);
-  publish(
+  const planned = planTables(deps, snapshot, baseId, [], input.tables);
+  if (!planned.ok) return planned;
+  const tablesIn = (after: SchemaSnapshot) =>
+    planned.value.map((t) => after.tableById.get(t.row.id)).filter((t): t is TableModel => t !== undefined);
+  const after = commit(
     deps,
     actor,
     baseId,
-    at,
-    txn,
-    tables.flatMap((t) => createdEvents(t, after)),
+    (at) => {
+      const base: BaseRow = { id: baseId, workspaceId: input.workspaceId, name: input.name, createdTime: at };
+      deps.store.insertBase(base, [{ userId: actor.userId, level: 'create' }]);
+      for (const t of planned.value) writeTable(deps.store, t);
+    },
+    (after) => tablesIn(after).flatMap((t) => createdEvents(t, after)),
   );
-  return ok({ id: baseId, tables: tables.map((t) => tableJson(t, after, false)) });
+  return ok({ id: baseId, tables: tablesIn(after).map((t) => tableJson(t, after, false)) });
 }
 
 function createdEvents(table: TableModel, snapshot: SchemaSnapshot): PendingEvent[] {
   return [
     { kind: 'tableCreated', tableId: table.row.id, currentMetadata: tableMetadata(table.row) },
-    ...table.fields.map((f) => ({
-      kind: 'fieldCreated' as const,
-      tableId: table.row.id,
-      fieldId: f.id,
-      currentMetadata: fieldMetadata(f, table, snapshot),
-    })),
+    ...table.fields.map((f) => fieldCreated(f, table, snapshot)),
   ];
 }
 
@@ -442,41 +470,33 @@ export function createTable(
   input: TableInput,
 ): Result<JsonObject, StoreError> {
   const snapshot = deps.store.schema();
-  const existing = snapshot.tablesOfBase.get(baseId) ?? [];
-  const reserved = new Map<string, string[]>();
-  const planned = planTable(
+  const existing = (snapshot.tablesOfBase.get(baseId) ?? []).map((t) => t.row.name);
+  const plans = planTables(deps, snapshot, baseId, existing, [input]);
+  if (!plans.ok) return plans;
+  const planned = plans.value[0] as PlannedTable;
+  const tableIn = (after: SchemaSnapshot) => after.tableById.get(planned.row.id) as TableModel;
+  const after = commit(
     deps,
-    snapshot,
+    actor,
     baseId,
-    existing.map((t) => t.row.name),
-    input,
-    reserved,
+    () => writeTable(deps.store, planned),
+    (after) => [
+      ...createdEvents(tableIn(after), after),
+      ...createdFields(
+        after,
+        planned.fields.flatMap((f) => (f.inverse ? [f.inverse] : [])),
+      ),
+    ],
   );
-  if (!planned.ok) return planned;
-  const at = deps.now().toISOString();
-  let txn = 0;
-  deps.store.transaction(() => {
-    writeTable(deps.store, planned.value);
-    txn = deps.store.nextTransactionNumber(baseId);
+  return ok(tableJson(tableIn(after), after, false));
+}
+
+/** fieldCreated events for the fields of `rows` that the schema has (each in its own table). */
+function createdFields(snapshot: SchemaSnapshot, rows: readonly FieldRow[]): PendingEvent[] {
+  return rows.flatMap((row) => {
+    const found = snapshot.fieldById.get(row.id);
+    return found ? [fieldCreated(found.field, found.table, snapshot)] : [];
   });
-  const after = deps.store.schema();
-  const table = after.tableById.get(planned.value.row.id) as TableModel;
-  const inverseEvents = planned.value.fields.flatMap((f) => {
-    if (!f.inverse) return [];
-    const found = after.fieldById.get(f.inverse.id);
-    return found
-      ? [
-          {
-            kind: 'fieldCreated' as const,
-            tableId: found.table.row.id,
-            fieldId: found.field.id,
-            currentMetadata: fieldMetadata(found.field, found.table, after),
-          },
-        ]
-      : [];
-  });
-  publish(deps, actor, baseId, at, txn, [...createdEvents(table, after), ...inverseEvents]);
-  return ok(tableJson(table, after, false));
 }
 
 const DEPENDENCY_FIELDS: readonly [string, readonly string[]][] = [
@@ -542,21 +562,20 @@ export function updateTable(
       ? {}
       : { dateDependencySettings: input.dateDependencySettings }),
   };
-  const at = deps.now().toISOString();
-  let txn = 0;
-  deps.store.transaction(() => {
-    deps.store.updateTable(next);
-    txn = deps.store.nextTransactionNumber(table.row.baseId);
-  });
-  const after = deps.store.schema();
-  publish(deps, actor, table.row.baseId, at, txn, [
-    {
-      kind: 'tableChanged',
-      tableId: table.row.id,
-      currentMetadata: tableMetadata(next),
-      previousMetadata: tableMetadata(table.row),
-    },
-  ]);
+  const after = commit(
+    deps,
+    actor,
+    table.row.baseId,
+    () => deps.store.updateTable(next),
+    () => [
+      {
+        kind: 'tableChanged',
+        tableId: table.row.id,
+        currentMetadata: tableMetadata(next),
+        previousMetadata: tableMetadata(table.row),
+      },
+    ],
+  );
   return ok(tableJson(after.tableById.get(table.row.id) as TableModel, after, false));
 }
 
@@ -578,32 +597,15 @@ export function createField(
     new Map(),
   );
   if (!planned.ok) return planned;
-  const at = deps.now().toISOString();
-  let txn = 0;
-  deps.store.transaction(() => {
-    deps.store.insertField(planned.value.row);
-    if (planned.value.inverse) deps.store.insertField(planned.value.inverse);
-    txn = deps.store.nextTransactionNumber(table.row.baseId);
-  });
-  const after = deps.store.schema();
-  const created = [planned.value.row, ...(planned.value.inverse ? [planned.value.inverse] : [])].flatMap(
-    (row) => {
-      const found = after.fieldById.get(row.id);
-      return found ? [found] : [];
-    },
-  );
-  publish(
+  const rows = [planned.value.row, ...(planned.value.inverse ? [planned.value.inverse] : [])];
+  const after = commit(
     deps,
     actor,
     table.row.baseId,
-    at,
-    txn,
-    created.map(({ field, table: t }) => ({
-      kind: 'fieldCreated' as const,
-      tableId: t.row.id,
-      fieldId: field.id,
-      currentMetadata: fieldMetadata(field, t, after),
-    })),
+    () => {
+      for (const row of rows) deps.store.insertField(row);
+    },
+    (after) => createdFields(after, rows),
   );
   const mine = after.fieldById.get(planned.value.row.id);
   return ok(mine ? fieldJson(mine.field, mine.table, after) : {});
@@ -640,24 +642,28 @@ export function updateField(
     ...(input.name === undefined ? {} : { name: input.name }),
     ...(input.description === undefined ? {} : { description: input.description || null }),
   };
-  const at = deps.now().toISOString();
-  let txn = 0;
-  deps.store.transaction(() => {
-    deps.store.updateField(next);
-    txn = deps.store.nextTransactionNumber(table.row.baseId);
-  });
-  const after = deps.store.schema();
+  const after = commit(
+    deps,
+    actor,
+    table.row.baseId,
+    () => deps.store.updateField(next),
+    (after) => {
+      const found = after.fieldById.get(field.id);
+      return found
+        ? [
+            {
+              kind: 'fieldChanged',
+              tableId: table.row.id,
+              fieldId: field.id,
+              currentMetadata: fieldMetadata(found.field, found.table, after),
+              previousMetadata: previous,
+            },
+          ]
+        : [];
+    },
+  );
   const found = after.fieldById.get(field.id);
   if (!found) return err(errors.modelNotFound());
-  publish(deps, actor, table.row.baseId, at, txn, [
-    {
-      kind: 'fieldChanged',
-      tableId: table.row.id,
-      fieldId: field.id,
-      currentMetadata: fieldMetadata(found.field, found.table, after),
-      previousMetadata: previous,
-    },
-  ]);
   return ok(fieldJson(found.field, found.table, after));
 }
 
@@ -668,15 +674,13 @@ export function deleteView(
   view: ViewRow,
 ): Result<JsonObject, StoreError> {
   if (table.views.length <= 1) return err(errors.lastView(view.name));
-  const at = deps.now().toISOString();
-  let txn = 0;
-  deps.store.transaction(() => {
-    deps.store.deleteView(view.id);
-    txn = deps.store.nextTransactionNumber(table.row.baseId);
-  });
-  publish(deps, actor, table.row.baseId, at, txn, [
-    { kind: 'viewDestroyed', tableId: table.row.id, viewId: view.id },
-  ]);
+  commit(
+    deps,
+    actor,
+    table.row.baseId,
+    () => deps.store.deleteView(view.id),
+    () => [{ kind: 'viewDestroyed', tableId: table.row.id, viewId: view.id }],
+  );
   return ok({ id: view.id, deleted: true });
 }
 

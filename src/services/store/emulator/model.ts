@@ -60,6 +60,17 @@ export interface FieldRow {
   options: JsonObject | null;
 }
 
+/** Writable types whose stored cell is a string, and whose stored cell is a number. */
+export const TEXT_FIELD_TYPES = [
+  'singleLineText',
+  'multilineText',
+  'richText',
+  'email',
+  'url',
+  'phoneNumber',
+] as const;
+export const NUMBER_FIELD_TYPES = ['number', 'percent', 'currency', 'rating', 'duration'] as const;
+
 export const VIEW_TYPES = ['grid', 'form', 'calendar', 'gallery', 'kanban', 'timeline', 'block'] as const;
 export type ViewType = (typeof VIEW_TYPES)[number];
 

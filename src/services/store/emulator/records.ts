@@ -376,6 +376,28 @@ export class Mutation {
 
 // --- the operations ----------------------------------------------------------------------------------------
 
+/** Commits what `m` staged; `value` is the operation's answer when that succeeds. */
+function commitWith<T>(m: Mutation, value: T): Result<T, StoreError> {
+  const committed = m.commit();
+  return committed.ok ? ok(value) : committed;
+}
+
+/** Stages the update of record `id` (it must exist) with `fields`; answers its id. */
+function stageUpdateOf(
+  m: Mutation,
+  table: TableModel,
+  id: string,
+  fields: JsonObject,
+  options: WriteOptions & { replace: boolean },
+): Result<string, StoreError> {
+  const row = m.current(table, id);
+  if (!row) return err(errors.recordNotFound(id));
+  const cells = m.normalizeFields(table, fields, row, options.typecast);
+  if (!cells.ok) return cells;
+  m.stageUpdate(table, row, cells.value, options.replace);
+  return ok(row.id);
+}
+
 export interface UpsertResult {
   ids: string[];
   createdRecords: string[];
@@ -394,8 +416,7 @@ export function createRecords(
     if (!cells.ok) return cells;
     ids.push(m.stageCreate(table, cells.value));
   }
-  const committed = m.commit();
-  return committed.ok ? ok(ids) : committed;
+  return commitWith(m, ids);
 }
 
 export function updateRecords(
@@ -407,15 +428,11 @@ export function updateRecords(
   const ids: string[] = [];
   for (const input of inputs) {
     if (typeof input.id !== 'string') return err(errors.invalidRecords());
-    const row = m.current(table, input.id);
-    if (!row) return err(errors.recordNotFound(input.id));
-    const cells = m.normalizeFields(table, input.fields, row, options.typecast);
-    if (!cells.ok) return cells;
-    m.stageUpdate(table, row, cells.value, options.replace);
-    ids.push(row.id);
+    const updated = stageUpdateOf(m, table, input.id, input.fields, options);
+    if (!updated.ok) return updated;
+    ids.push(updated.value);
   }
-  const committed = m.commit();
-  return committed.ok ? ok(ids) : committed;
+  return commitWith(m, ids);
 }
 
 /**
@@ -446,13 +463,10 @@ export function upsertRecords(
   const createdHere: string[] = [];
   for (const [index, input] of inputs.entries()) {
     if (typeof input.id === 'string') {
-      const row = m.current(table, input.id);
-      if (!row) return err(errors.recordNotFound(input.id));
-      const cells = m.normalizeFields(table, input.fields, row, options.typecast);
-      if (!cells.ok) return cells;
-      m.stageUpdate(table, row, cells.value, options.replace);
-      result.ids.push(row.id);
-      result.updatedRecords.push(row.id);
+      const updated = stageUpdateOf(m, table, input.id, input.fields, options);
+      if (!updated.ok) return updated;
+      result.ids.push(updated.value);
+      result.updatedRecords.push(updated.value);
       continue;
     }
     const cells = m.normalizeFields(table, input.fields, undefined, options.typecast);
@@ -496,8 +510,7 @@ export function upsertRecords(
       result.createdRecords.push(id);
     }
   }
-  const committed = m.commit();
-  return committed.ok ? ok(result) : committed;
+  return commitWith(m, result);
 }
 
 export function deleteRecords(
@@ -511,8 +524,7 @@ export function deleteRecords(
     if (!row) return err(errors.recordNotFound(id));
     m.stageDelete(table, row);
   }
-  const committed = m.commit();
-  return committed.ok ? ok(unique) : committed;
+  return commitWith(m, unique);
 }
 
 /** Reads `{records: [{id?, fields}]}` items after schema validation, defensively. */

@@ -65,4 +65,16 @@ describe('percent-encoded path identifiers', () => {
     expect(res.status).toBe(400);
     expect(res.body.meta.errors[0]).toMatch(/cio_ must be followed/);
   });
+
+  it('an unusable identifier is the answer even when the body is unusable too', async () => {
+    for (const [method, path] of [
+      ['PUT', '/api/v1/customers/cio_'],
+      ['PUT', '/api/v1/customers/cio_/devices'],
+      ['POST', '/api/v1/customers/cio_/events'],
+    ] as const) {
+      const res = await call(emulator, method, path, { rawBody: '{not json' });
+      expect(res.status, path).toBe(400);
+      expect(res.body.meta.errors, path).toEqual([expect.stringMatching(/cio_ must be followed/)]);
+    }
+  });
 });

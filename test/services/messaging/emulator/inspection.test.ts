@@ -151,6 +151,80 @@ describe('collections and items', () => {
     expect(await item(emulator, 'events', '999999')).toBeNull();
   });
 
+  it('shows each row under the names the upstream uses, JSON columns parsed and flags as booleans', async () => {
+    const track = await call(emulator, 'POST', '/api/v1/customers/user-4/events', {
+      body: { name: 'viewed', id: '01HZZZZZZZZZZZZZZZZZZZZZZZ', data: { page: '/a' } },
+    });
+    expect(track.status).toBe(200);
+    const [event] = await state(emulator, 'events', 'id=01HZZZZZZZZZZZZZZZZZZZZZZZ');
+    expect(Object.keys(event)).toEqual([
+      'seq',
+      'person',
+      'anonymous_id',
+      'name',
+      'type',
+      'id',
+      'timestamp',
+      'data',
+      'invite',
+      'received_at',
+      'origin',
+    ]);
+    expect(event).toMatchObject({ name: 'viewed', data: { page: '/a' }, invite: false, origin: 'v1' });
+    const [anonymous] = await state(emulator, 'anonymous_events', 'limit=1');
+    expect(Object.keys(anonymous)).toEqual(Object.keys(event));
+    expect(anonymous).toMatchObject({ person: null, data: expect.any(Object), invite: expect.any(Boolean) });
+
+    const [device] = await state(emulator, 'devices', 'limit=1');
+    expect(Object.keys(device)).toEqual([
+      'id',
+      'person',
+      'platform',
+      'last_used',
+      'attributes',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(device.attributes).toEqual(expect.any(Object));
+    expect(await item(emulator, 'devices', device.id)).toEqual(device);
+
+    const [object] = await state(emulator, 'objects', 'limit=1');
+    expect(Object.keys(object)).toEqual([
+      'cio_object_id',
+      'object_type_id',
+      'object_id',
+      'attributes',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(object.attributes).toEqual(expect.any(Object));
+    const [relationship] = await state(emulator, 'relationships', 'limit=1');
+    expect(Object.keys(relationship)).toEqual([
+      'seq',
+      'person',
+      'anonymous_id',
+      'cio_object_id',
+      'object_type_id',
+      'object_id',
+      'attributes',
+      'created_at',
+      'updated_at',
+    ]);
+    expect(relationship.attributes).toEqual(expect.any(Object));
+    expect(Object.keys(await person(emulator, 'user-4'))).toEqual([
+      'cio_id',
+      'id',
+      'email',
+      'attributes',
+      'created_at',
+      'updated_at',
+      'devices',
+      'segments',
+      'relationships',
+      'event_count',
+    ]);
+  });
+
   it('filters by equality; person filters take a cio_id, an id or an email', async () => {
     const p = await person(emulator, 'user-3');
     const byId = await state(emulator, 'events', 'person=user-3');

@@ -15,6 +15,7 @@ import {
   EXPORT_LINK_TTL_MS,
   TASK_DONE_AFTER_MS,
   TASK_PROCESSING_AFTER_MS,
+  zipStored,
 } from '../../../../src/services/store/emulator/admin/tasks.js';
 import { ALL_SCOPES } from '../../../../src/services/store/emulator/auth.js';
 import { ADMIN_SEED } from '../../../../src/services/store/emulator/seed/admin.js';
@@ -612,6 +613,38 @@ function unzip(bytes: Buffer): Map<string, string> {
   }
   return files;
 }
+
+describe('the export archive', () => {
+  it('lists each entry in the central directory with its local header’s fields, and points at that header', () => {
+    const files = [
+      { name: 'Features.csv', data: Buffer.from('Name\nDark mode\n') },
+      { name: 'Équipes (2).csv', data: Buffer.alloc(70_000, 'x') },
+      { name: 'empty.csv', data: Buffer.alloc(0) },
+    ];
+    const zip = Buffer.from(zipStored(files, new Date('2025-06-01T12:34:56Z')));
+    expect([...unzip(zip)]).toEqual(files.map((f) => [f.name, f.data.toString('utf8')]));
+    const end = zip.length - 22;
+    expect(zip.readUInt32LE(end)).toBe(0x06054b50);
+    expect(zip.readUInt16LE(end + 8)).toBe(files.length);
+    expect(zip.readUInt16LE(end + 10)).toBe(files.length);
+    let at = zip.readUInt32LE(end + 16);
+    expect(at + zip.readUInt32LE(end + 12)).toBe(end);
+    for (const file of files) {
+      expect(zip.readUInt32LE(at)).toBe(0x02014b50);
+      expect(zip.readUInt16LE(at + 4)).toBe(20);
+      const local = zip.readUInt32LE(at + 42);
+      expect(zip.readUInt32LE(local)).toBe(0x04034b50);
+      // Version needed, flags (UTF-8 names), method, time, date, CRC-32, sizes and name length: the same bytes.
+      expect(zip.subarray(at + 6, at + 30)).toEqual(zip.subarray(local + 4, local + 28));
+      expect(zip.readUInt16LE(local + 6)).toBe(0x0800);
+      expect(zip.readUInt32LE(local + 18)).toBe(file.data.length);
+      const nameLength = zip.readUInt16LE(at + 28);
+      expect(zip.subarray(at + 46, at + 46 + nameLength).toString('utf8')).toBe(file.name);
+      at += 46 + nameLength;
+    }
+    expect(at).toBe(end);
+  });
+});
 
 describe('eDiscovery exports', () => {
   const create = (body: unknown, token?: string, account = S.root) =>

@@ -358,6 +358,31 @@ describe('POST moveWorkspaces', () => {
   });
 });
 
+describe('the size of a move', () => {
+  it('takes up to 100 ids: 101 group or workspace ids are a 422 naming the list, and nothing moves', async () => {
+    const many = (first: string) => [first, ...Array.from({ length: 100 }, (_, i) => `ugpPadding${i}`)];
+    const groups = await call(emulator, 'POST', ent(ids.root, '/moveGroups'), {
+      body: { groupIds: many(ids.engineering), targetEnterpriseAccountId: ids.europe },
+    });
+    expect(groups.status).toBe(422);
+    expect(groups.body.error.message).toContain('groupIds');
+    expect(state().get('group', ids.engineering)?.enterpriseAccountId).toBe(ids.root);
+    const workspaces = await call(emulator, 'POST', ent(ids.root, '/moveWorkspaces'), {
+      body: { workspaceIds: many(ids.research), targetEnterpriseAccountId: ids.europe },
+    });
+    expect(workspaces.status).toBe(422);
+    expect(workspaces.body.error.message).toContain('workspaceIds');
+    expect(state().workspaceAdmin(ids.research)?.enterpriseAccountId).toBe(ids.root);
+    // 100 is within the limit: the known group moves, the unknown ids are reported per item.
+    const hundred = await call(emulator, 'POST', ent(ids.root, '/moveGroups'), {
+      body: { groupIds: many(ids.engineering).slice(0, 100), targetEnterpriseAccountId: ids.europe },
+    });
+    expect(hundred.status).toBe(200);
+    expect(hundred.body.movedGroups).toEqual([{ id: ids.engineering }]);
+    expect(hundred.body.errors).toHaveLength(99);
+  });
+});
+
 describe('GET users', () => {
   it('finds users by id and email with the UserInfo fields', async () => {
     const reply = await call(

@@ -2,6 +2,7 @@
 // naming the field, and converts text under typecast (select options and linked records created on the way);
 // computed types are worked out on read and refuse writes.
 import { afterAll, describe, expect, it } from 'vitest';
+import { normalizeFieldOptions } from '../../../../src/services/store/emulator/fields.js';
 import { call, ids, type Loose, makeEmulator, users } from './helpers.js';
 
 const emulator = makeEmulator();
@@ -269,5 +270,80 @@ describe('computed types', () => {
       referencedFieldIds: [nField],
       result: { type: 'number' },
     });
+  });
+});
+
+// The options of a new field, checked by normalizeFieldOptions itself: the shared body schemas refuse most of
+// these first over HTTP, so they are read here directly. Date and time formats share one reader, and so do the
+// icon and color of ratings and checkboxes; each keeps its own defaults and words.
+describe('field options', () => {
+  const ctx = {
+    snapshot: emulator.store.schema(),
+    table: undefined,
+    baseId: features.base,
+    newChoiceId: () => 'selTest',
+  };
+  const options = (type: string, raw: unknown) => normalizeFieldOptions(type, raw, ctx);
+  const problem = (type: string, raw: unknown) => {
+    const result = options(type, raw);
+    if (result.ok) throw new Error(`${type} ${JSON.stringify(raw)} was accepted`);
+    // The catalogue's INVALID_REQUEST_UNKNOWN message comes first; what follows names the problem.
+    return result.error.message?.replace(
+      /^Invalid request: parameter validation failed\. Check your request data\. /,
+      '',
+    );
+  };
+
+  it('dateFormat and timeFormat: a known name, its own format, defaults iso and 24hour', () => {
+    expect(options('date', {})).toEqual({
+      ok: true,
+      value: { dateFormat: { name: 'iso', format: 'YYYY-MM-DD' } },
+    });
+    expect(
+      options('dateTime', { dateFormat: { name: 'us' }, timeFormat: { name: '12hour', format: 'h:mma' } }),
+    ).toEqual({
+      ok: true,
+      value: {
+        dateFormat: { name: 'us', format: 'M/D/YYYY' },
+        timeFormat: { name: '12hour', format: 'h:mma' },
+        timeZone: 'utc',
+      },
+    });
+    expect(problem('date', { dateFormat: { name: 'lunar' } })).toBe(
+      'Invalid options for a date field: dateFormat.name must be one of local, friendly, us, european, iso.',
+    );
+    expect(problem('dateTime', { dateFormat: { name: 'us', format: 'D/M/YYYY' } })).toBe(
+      'Invalid options for a dateTime field: dateFormat.format of "us" is "M/D/YYYY".',
+    );
+    expect(problem('dateTime', { timeFormat: { name: '36hour' } })).toBe(
+      'Invalid options for a dateTime field: timeFormat.name must be 12hour or 24hour.',
+    );
+    expect(problem('dateTime', { timeFormat: { name: '24hour', format: 'h:mma' } })).toBe(
+      'Invalid options for a dateTime field: timeFormat.format of "24hour" is "HH:mm".',
+    );
+  });
+
+  it('rating and checkbox: an icon of the type’s own set and a color string, with the type’s defaults', () => {
+    const rating = options('rating', {});
+    expect(rating).toEqual({ ok: true, value: { color: 'yellowBright', icon: 'star', max: 5 } });
+    // The order the upstream's samples show: color, icon, then max.
+    expect(rating.ok && rating.value && Object.keys(rating.value)).toEqual(['color', 'icon', 'max']);
+    expect(options('checkbox', { icon: 'star' })).toEqual({
+      ok: true,
+      value: { color: 'greenBright', icon: 'star' },
+    });
+    expect(problem('rating', { icon: 'check' })).toBe(
+      'Invalid options for a rating field: icon must be one of star, heart, thumbsUp, flag, dot.',
+    );
+    expect(problem('checkbox', { icon: 'moon' })).toBe(
+      'Invalid options for a checkbox field: icon must be one of check, xCheckbox, star, heart, thumbsUp, flag, dot.',
+    );
+    expect(problem('checkbox', { color: 7 })).toBe(
+      'Invalid options for a checkbox field: color must be a string.',
+    );
+    // A rating's max is checked before its icon.
+    expect(problem('rating', { max: 11, icon: 'moon' })).toBe(
+      'Invalid options for a rating field: max must be an integer from 1 to 10.',
+    );
   });
 });

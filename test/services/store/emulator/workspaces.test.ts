@@ -346,6 +346,22 @@ describe('GET /v0/meta/workspaces/{workspaceId}', () => {
     expect(linksOnly.body.groupCollaborators).toBeUndefined();
   });
 
+  it('shows an invite link in one shape, keys in one order, whichever route lists it', async () => {
+    const fromWorkspace = await call(emulator, 'GET', `${WS}/${sandbox}?include[]=inviteLinks`);
+    const fromBase = await call(emulator, 'GET', `/v0/meta/bases/${base.roadmap}?include[]=inviteLinks`);
+    expect(fromBase.status).toBe(200);
+    const [workspaceInvite] = fromWorkspace.body.inviteLinks.workspaceInviteLinks;
+    expect(fromBase.body.inviteLinks.workspaceInviteLinks).toEqual([workspaceInvite]);
+    expect(Object.keys(fromBase.body.inviteLinks.workspaceInviteLinks[0])).toEqual(
+      Object.keys(workspaceInvite),
+    );
+    // A base's own invites too, under the workspace route with the base's id in front.
+    const [baseInvite] = fromBase.body.inviteLinks.baseInviteLinks;
+    const listed = fromWorkspace.body.inviteLinks.baseInviteLinks.find((i: Loose) => i.id === baseInvite.id);
+    expect(listed).toEqual({ baseId: base.roadmap, ...baseInvite });
+    expect(Object.keys(listed)).toEqual(['baseId', ...Object.keys(baseInvite)]);
+  });
+
   it('shows the Research Workspace to its collaborators with its onlyOwners restriction', async () => {
     const reply = await call(emulator, 'GET', `${WS}/${research}?include[]=collaborators`, {
       token: TOKENS.alan,

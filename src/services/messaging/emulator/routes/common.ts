@@ -46,6 +46,21 @@ export function pathPerson(
   return parsed.ok ? parsed : err(send(c, 400, v1Errors([parsed.error])));
 }
 
+/**
+ * The person in the path and the validated v1 body, for the routes that take both; an unusable identifier is
+ * answered before the body is read.
+ */
+export async function personAndBody<S extends z.ZodType>(
+  c: Context<EmulatorEnv>,
+  database: MessagingDatabase,
+  schema: S,
+): Promise<Result<{ ref: PersonRef; body: z.output<S> }, Response>> {
+  const ref = pathPerson(c, database);
+  if (!ref.ok) return ref;
+  const body = await v1Body(c, schema);
+  return body.ok ? ok({ ref: ref.value, body: body.value }) : body;
+}
+
 /** Reads and validates a v1 body; the 400 carries one message per problem. */
 export async function v1Body<S extends z.ZodType>(
   c: Context<EmulatorEnv>,

@@ -5,18 +5,17 @@ import { route } from '../../../../emulation/operations.js';
 import { MESSAGING_OPERATIONS } from '../../endpoints.js';
 import { MESSAGING_BODIES } from '../../schemas.js';
 import { success } from '../wire.js';
-import { area, pathPerson, type RouteDeps, v1Body } from './common.js';
+import { area, pathPerson, personAndBody, type RouteDeps } from './common.js';
 
 export function deviceRoutes(deps: RouteDeps): Hono<EmulatorEnv> {
   const { database, now } = deps;
 
   async function add_device(c: Context<EmulatorEnv>): Promise<Response> {
-    const ref = pathPerson(c, database);
-    if (!ref.ok) return ref.error;
-    const body = await v1Body(c, MESSAGING_BODIES.device);
-    if (!body.ok) return body.error;
-    const { id, platform, last_used, attributes } = body.value.device;
-    database.devices.upsert(ref.value, { token: id, platform, lastUsed: last_used, attributes }, now());
+    const request = await personAndBody(c, database, MESSAGING_BODIES.device);
+    if (!request.ok) return request.error;
+    const { ref, body } = request.value;
+    const { id, platform, last_used, attributes } = body.device;
+    database.devices.upsert(ref, { token: id, platform, lastUsed: last_used, attributes }, now());
     return success(c);
   }
 

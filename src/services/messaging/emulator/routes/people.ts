@@ -12,17 +12,15 @@ import { fail, v1Errors } from '../errors.js';
 import { flattenIssues, issueMessages, PARSE_OPTIONS } from '../issues.js';
 import type { JsonObject } from '../records.js';
 import { readJson, send, success } from '../wire.js';
-import { area, isPlainObject, pathPerson, type RouteDeps, v1Body } from './common.js';
+import { area, isPlainObject, pathPerson, personAndBody, type RouteDeps } from './common.js';
 
 export function peopleRoutes(deps: RouteDeps): Hono<EmulatorEnv> {
   const { database, now } = deps;
 
   async function identify(c: Context<EmulatorEnv>): Promise<Response> {
-    const ref = pathPerson(c, database);
-    if (!ref.ok) return ref.error;
-    const body = await v1Body(c, MESSAGING_BODIES.identify);
-    if (!body.ok) return body.error;
-    const data = body.value;
+    const request = await personAndBody(c, database, MESSAGING_BODIES.identify);
+    if (!request.ok) return request.error;
+    const { ref, body: data } = request.value;
     const rels = data.cio_relationships;
     const items = rels
       ? checkObjectRelationships(database, rels.relationships, 'cio_relationships.relationships')
@@ -30,7 +28,7 @@ export function peopleRoutes(deps: RouteDeps): Hono<EmulatorEnv> {
     if (items && !items.ok) return send(c, 400, v1Errors(issueMessages([items.error])));
     database.profiles.identify(
       {
-        ref: ref.value,
+        ref,
         ...splitPersonAttributes(data as JsonObject),
         ...(rels && items
           ? {

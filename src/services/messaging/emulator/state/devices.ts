@@ -1,7 +1,6 @@
 /** People's devices (push tokens): a token belongs to one person at a time. */
-import type { Row } from '../../../../emulation/rows.js';
+import { parseJsonObject, type Row } from '../../../../emulation/rows.js';
 import { type SqliteDatabase, writeTransaction } from '../../../../emulation/sqlite.js';
-import { parseObject } from '../collections.js';
 import type { DeviceRecord, JsonObject, Outcome, PersonRef } from '../records.js';
 import { mergeAttributes } from './attributes.js';
 import type { PeopleState } from './people.js';
@@ -49,7 +48,7 @@ export class DevicesState {
       if (!target.ok) return target.error;
       const existing = this.#byToken.get(device.token) as Row | undefined;
       const attributes = mergeAttributes(
-        existing ? parseObject(existing.attributes) : {},
+        existing ? parseJsonObject(existing.attributes) : {},
         device.attributes ?? {},
       );
       this.#upsert.run({

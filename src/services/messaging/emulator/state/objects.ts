@@ -4,9 +4,8 @@
  * use; one named by cio_object_id is not.
  */
 import { err, ok, type Result } from '../../../../emulation/result.js';
-import { num, type Row, str } from '../../../../emulation/rows.js';
+import { num, parseJsonObject, type Row, str } from '../../../../emulation/rows.js';
 import { type SqliteDatabase, writeTransaction } from '../../../../emulation/sqlite.js';
-import { parseObject } from '../collections.js';
 import type {
   JsonObject,
   ObjectRecord,
@@ -50,7 +49,7 @@ function toObject(row: Row): ObjectRecord {
     cioObjectId: str(row, 'cio_object_id'),
     objectTypeId: str(row, 'object_type_id'),
     objectId: str(row, 'object_id'),
-    attributes: parseObject(row.attributes),
+    attributes: parseJsonObject(row.attributes),
     createdAt: num(row, 'created_at'),
     updatedAt: num(row, 'updated_at'),
   };
@@ -152,7 +151,7 @@ export class ObjectsState {
     now: number,
   ): void {
     if (existing) {
-      const merged = mergeAttributes(parseObject(existing.attributes), attributes ?? {});
+      const merged = mergeAttributes(parseJsonObject(existing.attributes), attributes ?? {});
       this.#s.updateRelationship.run(JSON.stringify(merged), now, existing.seq);
     } else {
       const fresh = mergeAttributes({}, attributes ?? {});
@@ -221,7 +220,7 @@ export class ObjectsState {
     for (const row of this.#s.anonymousRelationships.all(anonymousId) as Row[]) {
       const existing = this.#s.relationshipOfPerson.get(cioId, row.cio_object_id) as Row | undefined;
       if (existing) {
-        const merged = mergeAttributes(parseObject(existing.attributes), parseObject(row.attributes));
+        const merged = mergeAttributes(parseJsonObject(existing.attributes), parseJsonObject(row.attributes));
         this.#s.updateRelationship.run(JSON.stringify(merged), now, existing.seq);
         this.#s.deleteRelationship.run(row.seq);
       } else {

@@ -4,9 +4,8 @@
  * suppressing and unsuppressing. The writes that span a whole profile (identify, merge) are in profiles.ts.
  */
 import { err, ok, type Result } from '../../../../emulation/result.js';
-import { num, type Row, str, strOrNull } from '../../../../emulation/rows.js';
+import { num, parseJsonObject, type Row, str, strOrNull } from '../../../../emulation/rows.js';
 import { type SqliteDatabase, writeTransaction } from '../../../../emulation/sqlite.js';
-import { parseObject } from '../collections.js';
 import {
   bareCioId,
   describeRef,
@@ -50,7 +49,9 @@ export function cioIdFor(n: number): string {
 
 function parseTimes(value: unknown): Record<string, number> {
   const out: Record<string, number> = {};
-  for (const [key, time] of Object.entries(parseObject(value))) if (typeof time === 'number') out[key] = time;
+  for (const [key, time] of Object.entries(parseJsonObject(value))) {
+    if (typeof time === 'number') out[key] = time;
+  }
   return out;
 }
 
@@ -59,7 +60,7 @@ function toPerson(row: Row): PersonRecord {
     cioId: str(row, 'cio_id'),
     id: strOrNull(row, 'id'),
     email: strOrNull(row, 'email'),
-    attributes: parseObject(row.attributes),
+    attributes: parseJsonObject(row.attributes),
     attributeTimes: parseTimes(row.attribute_times),
     createdAt: num(row, 'created_at'),
     updatedAt: num(row, 'updated_at'),

@@ -100,6 +100,32 @@ export function intParam(
   return ok(n);
 }
 
+/**
+ * startTime (inclusive) and endTime (exclusive) of a log kept for `retentionMs`, as ISO timestamps: by default
+ * from the start of the retention to now; a startTime before the retention is clipped to it (nothing older is
+ * kept, whatever startTime asks for).
+ */
+export function parseWindow(
+  one: (name: string) => string | undefined,
+  now: Date,
+  retentionMs: number,
+): Result<{ start: string; end: string }, StoreError> {
+  const retentionStart = now.getTime() - retentionMs;
+  const startRaw = one('startTime');
+  const endRaw = one('endTime');
+  const start = startRaw === undefined ? ok(retentionStart) : parseTime('startTime', startRaw);
+  if (!start.ok) return start;
+  // Without endTime, everything up to now, including what happened at this very instant.
+  const end = endRaw === undefined ? ok(now.getTime() + 1) : parseTime('endTime', endRaw);
+  if (!end.ok) return end;
+  if (end.value <= start.value)
+    return err(errors.invalidRequest('endTime (default: now) must be later than startTime.'));
+  return ok({
+    start: new Date(Math.max(start.value, retentionStart)).toISOString(),
+    end: new Date(end.value).toISOString(),
+  });
+}
+
 /** The query string as the audit log endpoint reads it: single values and repeatable ones (`k[]=` or `k=`). */
 export interface QueryParams {
   one(name: string): string | undefined;
@@ -116,16 +142,9 @@ export function parseAuditQuery(
   account: EnterpriseAccountDoc,
   now: Date,
 ): Result<AuditQuery, StoreError> {
-  const retentionStart = now.getTime() - AUDIT_RETENTION_MS;
-  const startRaw = params.one('startTime');
-  const endRaw = params.one('endTime');
-  const start = startRaw === undefined ? ok(retentionStart) : parseTime('startTime', startRaw);
-  if (!start.ok) return start;
-  // Without endTime, everything up to now, including what happened at this very instant.
-  const end = endRaw === undefined ? ok(now.getTime() + 1) : parseTime('endTime', endRaw);
-  if (!end.ok) return end;
-  if (end.value <= start.value)
-    return err(errors.invalidRequest('endTime (default: now) must be later than startTime.'));
+  // Retention: nothing older than 180 days.
+  const window = parseWindow((name) => params.one(name), now, AUDIT_RETENTION_MS);
+  if (!window.ok) return window;
 
   const filters: Partial<Record<'originatingUserIds' | 'eventTypes' | 'modelIds' | 'categories', string[]>> =
     {};
@@ -194,9 +213,7 @@ export function parseAuditQuery(
 
   return ok({
     account,
-    // Retention: nothing older than 180 days, whatever startTime asks for.
-    start: new Date(Math.max(start.value, retentionStart)).toISOString(),
-    end: new Date(end.value).toISOString(),
+    ...window.value,
     ...filters,
     pageSize: pageSize.value,
     sortOrder,

@@ -11,7 +11,7 @@ import type { ChangeEvent, ChangeFeed } from '../changes.js';
 import type { StoreDatabase } from '../database.js';
 import { errors, type StoreError } from '../errors.js';
 import { deriveId } from '../ids.js';
-import { actorJson, DAY_MS, intParam, parseTime } from './auditLog.js';
+import { actorJson, DAY_MS, intParam, parseWindow } from './auditLog.js';
 import type { EnterpriseAccountDoc } from './model.js';
 import type { AdminState } from './state.js';
 
@@ -208,16 +208,8 @@ export function parseChangeEventQuery(
   account: EnterpriseAccountDoc,
   now: Date,
 ): Result<ChangeEventQuery, StoreError> {
-  const retentionStart = now.getTime() - CHANGE_EVENT_RETENTION_MS;
-  const startRaw = one('startTime');
-  const endRaw = one('endTime');
-  const start = startRaw === undefined ? ok(retentionStart) : parseTime('startTime', startRaw);
-  if (!start.ok) return start;
-  // Without endTime, everything up to now, including what happened at this very instant.
-  const end = endRaw === undefined ? ok(now.getTime() + 1) : parseTime('endTime', endRaw);
-  if (!end.ok) return end;
-  if (end.value <= start.value)
-    return err(errors.invalidRequest('endTime (default: now) must be later than startTime.'));
+  const window = parseWindow(one, now, CHANGE_EVENT_RETENTION_MS);
+  if (!window.ok) return window;
   const pageSize = intParam(
     'pageSize',
     one('pageSize'),
@@ -234,8 +226,7 @@ export function parseChangeEventQuery(
   }
   return ok({
     account,
-    start: new Date(Math.max(start.value, retentionStart)).toISOString(),
-    end: new Date(end.value).toISOString(),
+    ...window.value,
     pageSize: pageSize.value,
     ...(after ? { after } : {}),
   });

@@ -501,30 +501,26 @@ export function zipStored(files: { name: string; data: Buffer }[], at: Date): Ui
   for (const file of files) {
     const name = Buffer.from(file.name, 'utf8');
     const crc = crc32(file.data);
+    // The local header and the central directory entry share a run of fields, the central one two bytes later
+    // (after its "version made by"); the rest of both is zero but for the entry's offset in the central one.
+    const shared = (header: Buffer, at: number) => {
+      header.writeUInt16LE(20, at); // version needed to extract: 2.0
+      header.writeUInt16LE(0x0800, at + 2); // flags: names are UTF-8
+      header.writeUInt16LE(0, at + 4); // method: stored
+      header.writeUInt16LE(time, at + 6);
+      header.writeUInt16LE(date, at + 8);
+      header.writeUInt32LE(crc, at + 10);
+      header.writeUInt32LE(file.data.length, at + 14); // compressed size
+      header.writeUInt32LE(file.data.length, at + 18); // size
+      header.writeUInt16LE(name.length, at + 22);
+    };
     const local = Buffer.alloc(30);
     local.writeUInt32LE(0x04034b50, 0);
-    local.writeUInt16LE(20, 4);
-    local.writeUInt16LE(0x0800, 6);
-    local.writeUInt16LE(0, 8);
-    local.writeUInt16LE(time, 10);
-    local.writeUInt16LE(date, 12);
-    local.writeUInt32LE(crc, 14);
-    local.writeUInt32LE(file.data.length, 18);
-    local.writeUInt32LE(file.data.length, 22);
-    local.writeUInt16LE(name.length, 26);
-    local.writeUInt16LE(0, 28);
+    shared(local, 4);
     const central = Buffer.alloc(46);
     central.writeUInt32LE(0x02014b50, 0);
-    central.writeUInt16LE(20, 4);
-    central.writeUInt16LE(20, 6);
-    central.writeUInt16LE(0x0800, 8);
-    central.writeUInt16LE(0, 10);
-    central.writeUInt16LE(time, 12);
-    central.writeUInt16LE(date, 14);
-    central.writeUInt32LE(crc, 16);
-    central.writeUInt32LE(file.data.length, 20);
-    central.writeUInt32LE(file.data.length, 24);
-    central.writeUInt16LE(name.length, 28);
+    central.writeUInt16LE(20, 4); // version made by: 2.0
+    shared(central, 6);
     central.writeUInt32LE(offset, 42);
     locals.push(local, name, file.data);
     centrals.push(central, name);

@@ -1,18 +1,11 @@
 // Conversions between the cell values the Web API stores and returns and the formula value model: what
 // a formula sees when it reads `{Field}`, and what the API returns for a formula field's result.
 
+import { NUMBER_FIELD_TYPES, TEXT_FIELD_TYPES } from '../model.js';
 import { FormulaErrorValue, type FormulaValue } from './values.js';
 
-const TEXT_TYPES = new Set([
-  'singleLineText',
-  'multilineText',
-  'richText',
-  'email',
-  'url',
-  'phoneNumber',
-  'singleSelect',
-]);
-const NUMBER_TYPES = new Set(['number', 'percent', 'currency', 'rating', 'duration', 'autoNumber', 'count']);
+const TEXT_TYPES = new Set<string>([...TEXT_FIELD_TYPES, 'singleSelect']);
+const NUMBER_TYPES = new Set<string>([...NUMBER_FIELD_TYPES, 'autoNumber', 'count']);
 const DATETIME_TYPES = new Set(['dateTime', 'createdTime', 'lastModifiedTime']);
 const COLLABORATOR_TYPES = new Set(['singleCollaborator', 'createdBy', 'lastModifiedBy']);
 

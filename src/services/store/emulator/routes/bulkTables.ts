@@ -20,13 +20,7 @@ import type {
   upsertBulkRecordsBody,
 } from '../../schemas/bulkTables.js';
 import { BULK_RECORDS_PER_REQUEST } from '../../schemas/bulkTables.js';
-import {
-  type BulkCell,
-  type BulkRecord,
-  type BulkTables,
-  type DataTableDoc,
-  upsertProblem,
-} from '../admin/bulkTables.js';
+import { type BulkCell, type BulkRecord, type DataTableDoc, upsertProblem } from '../admin/bulkTables.js';
 import type { AdminRouteDeps } from '../admin/guards.js';
 import type { Principal } from '../auth.js';
 import { errors, respond, type StoreError } from '../errors.js';
@@ -37,15 +31,35 @@ const WRITE_SCOPE = 'hyperDB.records:write';
 /** Only account ids (`ent…`) match, so `/v0/{baseId}/{table}/…` paths keep reaching the records routes. */
 const ENTERPRISE_ONLY = { patterns: { enterpriseAccountId: 'ent[^/]*' } } as const;
 
-type ReadBody = z.infer<typeof readBulkRecordsBody>;
-type UpsertBody = z.infer<typeof upsertBulkRecordsBody>;
-type DeleteBody = z.infer<typeof deleteBulkRecordsBody>;
+/** The request bodies, by the name of their shared schema. */
+interface BulkBodies {
+  readBulkRecords: z.infer<typeof readBulkRecordsBody>;
+  upsertBulkRecords: z.infer<typeof upsertBulkRecordsBody>;
+  deleteBulkRecords: z.infer<typeof deleteBulkRecordsBody>;
+}
+
+/**
+ * The table in the path, if the caller may use it under `scope`, then the request's body checked against its
+ * schema `name` (in that order, as the upstream checks access first).
+ */
+async function dataTableRequest<N extends keyof BulkBodies>(
+  c: Ctx,
+  deps: AdminRouteDeps,
+  scope: string,
+  name: N,
+): Promise<Result<{ table: DataTableDoc; body: BulkBodies[N] }, StoreError>> {
+  const access = requireDataTable(c, deps, scope);
+  if (!access.ok) return access;
+  const body = await readBody(c, name);
+  if (!body.ok) return body;
+  // readBody has checked the body against the schema of this name.
+  return ok({ table: access.value.table, body: body.value as BulkBodies[N] });
+}
 
 /** The account and table in the path, if the caller may use them under `scope`. */
 function requireDataTable(
   c: Ctx,
   deps: AdminRouteDeps,
-  bulk: BulkTables,
   scope: string,
 ): Result<{ principal: Principal; table: DataTableDoc }, StoreError> {
   const principal = deps.access.require(c, scope);
@@ -59,7 +73,7 @@ function requireDataTable(
     profile.state === 'provisioned' &&
     profile.enterpriseAccountId !== null &&
     deps.state.accountScope(account.rootEnterpriseAccountId).has(profile.enterpriseAccountId);
-  const table = member ? bulk.table(param(c, 'dataTableId')) : undefined;
+  const table = member ? deps.bulk.table(param(c, 'dataTableId')) : undefined;
   if (!account || !table || table.enterpriseAccountId !== account.id) {
     return err(errors.modelNotFound());
   }
@@ -122,12 +136,9 @@ export function bulkTablesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   // more rows remain. Rows come in insertion order, or in the order of `primaryKeys` (keys with no row are
   // left out, a repeated key is returned once, [] selects nothing). Pages default to 1000 rows.
   async function getDataTableRecords(c: Ctx) {
-    const access = requireDataTable(c, deps, bulk, READ_SCOPE);
-    if (!access.ok) return respond(c, access.error);
-    const { table } = access.value;
-    const parsed = await readBody(c, 'readBulkRecords');
-    if (!parsed.ok) return respond(c, parsed.error);
-    const body = parsed.value as ReadBody;
+    const request = await dataTableRequest(c, deps, READ_SCOPE, 'readBulkRecords');
+    if (!request.ok) return respond(c, request.error);
+    const { table, body } = request.value;
 
     let only: Set<string> | undefined;
     if (body.fields !== undefined) {
@@ -180,12 +191,9 @@ export function bulkTablesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   // Upsert → `{createdPrimaryKeys, updatedPrimaryKeys}` in request order. Cells merge into an existing row
   // (null clears one); all rows are checked first, so a refused request changes nothing.
   async function upsertDataTableRecords(c: Ctx) {
-    const access = requireDataTable(c, deps, bulk, WRITE_SCOPE);
-    if (!access.ok) return respond(c, access.error);
-    const { table } = access.value;
-    const parsed = await readBody(c, 'upsertBulkRecords');
-    if (!parsed.ok) return respond(c, parsed.error);
-    const body = parsed.value as UpsertBody;
+    const request = await dataTableRequest(c, deps, WRITE_SCOPE, 'upsertBulkRecords');
+    if (!request.ok) return respond(c, request.error);
+    const { table, body } = request.value;
     const problem = upsertProblem(table, body.records);
     if (problem) return respond(c, problem);
     const now = deps.clock.now().toISOString();
@@ -196,12 +204,9 @@ export function bulkTablesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   // Delete → echoes `{primaryKeysForDelete}` as sent; keys with no row are ignored (deleting is idempotent, so
   // a retried request answers the same).
   async function deleteDataTableRecords(c: Ctx) {
-    const access = requireDataTable(c, deps, bulk, WRITE_SCOPE);
-    if (!access.ok) return respond(c, access.error);
-    const { table } = access.value;
-    const parsed = await readBody(c, 'deleteBulkRecords');
-    if (!parsed.ok) return respond(c, parsed.error);
-    const body = parsed.value as DeleteBody;
+    const request = await dataTableRequest(c, deps, WRITE_SCOPE, 'deleteBulkRecords');
+    if (!request.ok) return respond(c, request.error);
+    const { table, body } = request.value;
     deps.store.transaction(() => bulk.delete(table.id, body.primaryKeysForDelete));
     return c.json({ primaryKeysForDelete: body.primaryKeysForDelete });
   }

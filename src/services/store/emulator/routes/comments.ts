@@ -36,13 +36,18 @@ export function commentsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   const area = createArea();
   const { store, clock } = deps;
 
+  /**
+   * The caller and the record in the path, checked in the upstream's order: a reserved `baseId` segment (another
+   * route family's path) is an unknown route; then token and scope, access to the base, table and record.
+   */
   const target = (
     c: Ctx,
     write: boolean,
   ): Result<{ principal: Principal; record: RecordRow }, StoreError> => {
+    const baseId = param(c, 'baseId');
+    if (isReservedBaseSegment(baseId)) return err(errors.routeNotFound());
     const principal = deps.access.require(c, write ? COMMENTS_WRITE_SCOPE : COMMENTS_READ_SCOPE);
     if (!principal.ok) return principal;
-    const baseId = param(c, 'baseId');
     const base = deps.access.base(
       principal.value,
       baseId,
@@ -59,7 +64,6 @@ export function commentsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   };
 
   function listComments(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(c, false);
     if (!t.ok) return respond(c, t.error);
     const rawSize = c.req.query('pageSize');
@@ -76,7 +80,6 @@ export function commentsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   }
 
   async function createComment(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(c, true);
     if (!t.ok) return respond(c, t.error);
     const body = await readBody(c, 'createComment');
@@ -94,7 +97,6 @@ export function commentsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   }
 
   async function updateComment(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(c, true);
     if (!t.ok) return respond(c, t.error);
     const body = await readBody(c, 'updateComment');
@@ -111,7 +113,6 @@ export function commentsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   }
 
   function deleteComment(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
     const t = target(c, true);
     if (!t.ok) return respond(c, t.error);
     const removed = removeComment(

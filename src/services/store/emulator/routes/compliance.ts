@@ -47,10 +47,15 @@ function taskPage(c: Ctx): Result<{ pageSize: number; offset: number }, StoreErr
   return ok({ pageSize, offset });
 }
 
-/** A page of a list and the offset of the next one, a number, when there is one. */
-function paged<T>(items: T[], page: { pageSize: number; offset: number }): { items: T[]; offset?: number } {
+/** A page of a task list under `key`, and the offset of the next page, a number, when there is one. */
+function pageJson<T>(
+  key: string,
+  all: T[],
+  page: { pageSize: number; offset: number },
+  json: (item: T) => unknown,
+): Record<string, unknown> {
   const end = page.offset + page.pageSize;
-  return { items: items.slice(page.offset, end), ...(end < items.length ? { offset: end } : {}) };
+  return { [key]: all.slice(page.offset, end).map(json), ...(end < all.length ? { offset: end } : {}) };
 }
 
 export function complianceArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
@@ -101,11 +106,8 @@ export function complianceArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     const page = taskPage(c);
     if (!page.ok) return respond(c, page.error);
     const origin = originOf(c);
-    const { items, offset } = paged(tasks.auditLogTasks(admin.value.account), page.value);
-    return c.json({
-      auditLogs: items.map((doc) => tasks.auditLogJson(doc, origin)),
-      ...(offset === undefined ? {} : { offset }),
-    });
+    const all = tasks.auditLogTasks(admin.value.account);
+    return c.json(pageJson('auditLogs', all, page.value, (doc) => tasks.auditLogJson(doc, origin)));
   }
 
   function getAuditLogRequest(c: Ctx) {
@@ -149,11 +151,7 @@ export function complianceArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
       .filter(
         (doc) => stateFilter === undefined || tasks.exportStatus(doc).state === (stateFilter as TaskState),
       );
-    const { items, offset } = paged(all, page.value);
-    return c.json({
-      exports: items.map((doc) => tasks.exportJson(doc, origin)),
-      ...(offset === undefined ? {} : { offset }),
-    });
+    return c.json(pageJson('exports', all, page.value, (doc) => tasks.exportJson(doc, origin)));
   }
 
   function getEdiscoveryExport(c: Ctx) {

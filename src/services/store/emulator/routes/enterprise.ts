@@ -28,13 +28,11 @@ import {
   soleOwnedWorkspaces,
   unshareEverywhere,
 } from '../admin/users.js';
+import type { Principal } from '../auth.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import type { UserRow } from '../model.js';
 import { checkBody } from '../requestBodies.js';
 import { arrayParam, type Ctx, createArea, param, readBody, readJson, route } from './common.js';
-
-/** Ids one move may carry (move-user-groups, move-workspaces: "Up to 100 … can be provided"). */
-const MOVE_MAX_IDS = 100;
 
 // --- errors -------------------------------------------------------------------------------------------------
 
@@ -165,6 +163,10 @@ interface Collaborations {
   }[];
 }
 
+function noCollaborations(): Collaborations {
+  return { baseCollaborations: [], interfaceCollaborations: [], workspaceCollaborations: [] };
+}
+
 /** A user's own grants on the workspaces, bases and interfaces of the accounts (not what groups give). */
 function userCollaborations(
   deps: AdminRouteDeps,
@@ -172,11 +174,7 @@ function userCollaborations(
   accounts: ReadonlySet<string>,
 ): Collaborations {
   const { state, store } = deps;
-  const result: Collaborations = {
-    baseCollaborations: [],
-    interfaceCollaborations: [],
-    workspaceCollaborations: [],
-  };
+  const result = noCollaborations();
   for (const w of state.list('workspace')) {
     const grant = w.users[userId];
     if (!grant || !accounts.has(w.enterpriseAccountId)) continue;
@@ -207,11 +205,7 @@ function userCollaborations(
 
 function groupCollaborations(deps: AdminRouteDeps, groupId: string): Collaborations {
   const { state } = deps;
-  const result: Collaborations = {
-    baseCollaborations: [],
-    interfaceCollaborations: [],
-    workspaceCollaborations: [],
-  };
+  const result = noCollaborations();
   for (const w of state.list('workspace')) {
     const grant = w.groups[groupId];
     if (grant) result.workspaceCollaborations.push({ workspaceId: w.id, ...grant });
@@ -367,6 +361,16 @@ function notInAccount(ref: UserRef, accountId: string): ItemError {
 
 // --- routes -------------------------------------------------------------------------------------------------
 
+/** A move of user groups or workspaces to another enterprise account, checked (`moveRequest`). */
+interface MoveRequest {
+  account: EnterpriseAccountDoc;
+  principal: Principal;
+  target: EnterpriseAccountDoc;
+  /** The ids to move, each once. */
+  ids: Set<string>;
+  body: Record<string, unknown>;
+}
+
 export function enterpriseArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   const area = createArea();
   const { state, store, clock } = deps;
@@ -413,7 +417,34 @@ export function enterpriseArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     });
   }
 
-  /** The checks both moves share: the target, the organisation, Enterprise Hub, the caller over the target. */
+  /**
+   * The checks both moves share, in order: the caller administers the account in the path (under `scope`), the
+   * body (its schema allows up to MOVE_MAX ids: move-user-groups, move-workspaces "Up to 100 … can be provided"),
+   * then the target: of the same organisation, not the account itself, Enterprise Hub on, and the caller
+   * administering it too.
+   */
+  const moveRequest = async (
+    c: Ctx,
+    scope: string,
+    bodyName: 'moveUserGroups' | 'moveWorkspaces',
+    what: 'groups' | 'workspaces',
+  ): Promise<Result<MoveRequest, StoreError>> => {
+    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), scope);
+    if (!admin.ok) return admin;
+    const body = await readBody(c, bodyName);
+    if (!body.ok) return body;
+    const ids = body.value[what === 'groups' ? 'groupIds' : 'workspaceIds'] as string[];
+    const { account, principal } = admin.value;
+    const target = moveTarget(
+      account,
+      body.value.targetEnterpriseAccountId as string,
+      principal.userId,
+      what,
+    );
+    if (!target.ok) return target;
+    return ok({ account, principal, target: target.value, ids: new Set(ids), body: body.value });
+  };
+
   const moveTarget = (
     source: EnterpriseAccountDoc,
     targetId: string,
@@ -439,25 +470,13 @@ export function enterpriseArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   };
 
   async function moveUserGroups(c: Ctx) {
-    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'enterprise.groups:manage');
-    if (!admin.ok) return respond(c, admin.error);
-    const body = await readBody(c, 'moveUserGroups');
-    if (!body.ok) return respond(c, body.error);
-    if ((body.value.groupIds as string[]).length > MOVE_MAX_IDS) {
-      return respond(c, invalid(`groupIds takes up to ${MOVE_MAX_IDS} ids.`));
-    }
-    const { account, principal } = admin.value;
-    const target = moveTarget(
-      account,
-      body.value.targetEnterpriseAccountId as string,
-      principal.userId,
-      'groups',
-    );
-    if (!target.ok) return respond(c, target.error);
+    const move = await moveRequest(c, 'enterprise.groups:manage', 'moveUserGroups', 'groups');
+    if (!move.ok) return respond(c, move.error);
+    const { account, target, ids } = move.value;
     const movedGroups: { id: string }[] = [];
     const errorsOut: { id: string; type: string; message: string }[] = [];
     state.transaction(() => {
-      for (const id of new Set(body.value.groupIds as string[])) {
+      for (const id of ids) {
         if (state.get('group', id)?.enterpriseAccountId !== account.id) {
           errorsOut.push({
             id,
@@ -467,7 +486,7 @@ export function enterpriseArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
           continue;
         }
         state.update('group', id, (g) => {
-          g.enterpriseAccountId = target.value.id;
+          g.enterpriseAccountId = target.id;
           g.updatedTime = now();
         });
         movedGroups.push({ id });
@@ -477,27 +496,15 @@ export function enterpriseArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   }
 
   async function moveWorkspaces(c: Ctx) {
-    const admin = requireAdmin(c, deps, param(c, 'enterpriseAccountId'), 'workspacesAndBases:manage');
-    if (!admin.ok) return respond(c, admin.error);
-    const body = await readBody(c, 'moveWorkspaces');
-    if (!body.ok) return respond(c, body.error);
-    if ((body.value.workspaceIds as string[]).length > MOVE_MAX_IDS) {
-      return respond(c, invalid(`workspaceIds takes up to ${MOVE_MAX_IDS} ids.`));
-    }
-    const { account, principal } = admin.value;
-    const target = moveTarget(
-      account,
-      body.value.targetEnterpriseAccountId as string,
-      principal.userId,
-      'workspaces',
-    );
-    if (!target.ok) return respond(c, target.error);
-    const targetUsers = state.accountScope(target.value.id);
+    const move = await moveRequest(c, 'workspacesAndBases:manage', 'moveWorkspaces', 'workspaces');
+    if (!move.ok) return respond(c, move.error);
+    const { account, principal, target, ids, body } = move.value;
+    const targetUsers = state.accountScope(target.id);
     const belongs = (userId: string) => {
       const profile = state.profile(userId);
       return profile?.enterpriseAccountId != null && targetUsers.has(profile.enterpriseAccountId);
     };
-    const replacement = body.value.replacementOwnerId as string | undefined;
+    const replacement = body.replacementOwnerId as string | undefined;
     if (
       replacement !== undefined &&
       (!belongs(replacement) || state.profile(replacement)?.state !== 'provisioned')
@@ -505,14 +512,14 @@ export function enterpriseArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
       return respond(
         c,
         invalid(
-          `replacementOwnerId ${replacement} must be a provisioned user of enterprise account ${target.value.id}.`,
+          `replacementOwnerId ${replacement} must be a provisioned user of enterprise account ${target.id}.`,
         ),
       );
     }
     const movedWorkspaces: { id: string }[] = [];
     const errorsOut: { id: string; type: string; message: string }[] = [];
     state.transaction(() => {
-      for (const id of new Set(body.value.workspaceIds as string[])) {
+      for (const id of ids) {
         if (state.workspaceAdmin(id)?.enterpriseAccountId !== account.id) {
           errorsOut.push({
             id,
@@ -527,12 +534,12 @@ export function enterpriseArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
           errorsOut.push({
             id,
             type: 'REPLACEMENT_OWNER_REQUIRED',
-            message: `No owner of workspace ${id} belongs to enterprise account ${target.value.id}; give a replacementOwnerId`,
+            message: `No owner of workspace ${id} belongs to enterprise account ${target.id}; give a replacementOwnerId`,
           });
           continue;
         }
         state.update('workspace', id, (w) => {
-          w.enterpriseAccountId = target.value.id;
+          w.enterpriseAccountId = target.id;
           if (!hasOwner && replacement !== undefined) {
             w.users[replacement] = {
               permissionLevel: 'owner',

@@ -63,29 +63,27 @@ interface Target {
   table: TableModel;
 }
 
-/** Token, scope, base access (at least `needed`) and table, in that order. */
-function target(
-  deps: RouteDeps,
-  c: Ctx,
-  scope: string,
-  needed: 'read' | 'edit',
-  refused: (table: TableModel) => string,
-): Result<Target, StoreError> {
-  const principal = deps.access.require(c, scope);
-  if (!principal.ok) return principal;
+/**
+ * The caller, base and table of a records request, checked in the upstream's order: a reserved `baseId` segment
+ * (another route family's path) is an unknown route; then token and scope, read access to the base, the table,
+ * and for a write (`write` names what it does to the records) edit access to the base.
+ */
+function target(deps: RouteDeps, c: Ctx, write?: 'create' | 'update' | 'delete'): Result<Target, StoreError> {
   const baseId = param(c, 'baseId');
+  if (isReservedBaseSegment(baseId)) return err(errors.routeNotFound());
+  const principal = deps.access.require(c, write ? WRITE_SCOPE : READ_SCOPE);
+  if (!principal.ok) return principal;
   const seen = deps.access.base(principal.value, baseId, 'read', 'read this base');
   if (!seen.ok) return seen;
   const table = resolveTable(deps.store, baseId, param(c, 'tableIdOrName'));
   if (!table) return err(errors.modelNotFound());
-  if (needed === 'edit') {
-    const writable = deps.access.base(principal.value, baseId, 'edit', refused(table));
+  if (write) {
+    const refused = `${write} records in table ${table.row.name} (${table.row.id})`;
+    const writable = deps.access.base(principal.value, baseId, 'edit', refused);
     if (!writable.ok) return writable;
   }
   return ok({ principal: principal.value, base: seen.value, table });
 }
-
-const describeTable = (t: TableModel) => `${t.row.name} (${t.row.id})`;
 
 // --- list parameters -----------------------------------------------------------------------------------------
 
@@ -280,15 +278,13 @@ export function recordsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   };
 
   function listRecords(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
-    const t = target(deps, c, READ_SCOPE, 'read', () => '');
+    const t = target(deps, c);
     if (!t.ok) return respond(c, t.error);
     return list(c, t.value, rawListFromQuery(c));
   }
 
   async function listRecordsByPost(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
-    const t = target(deps, c, READ_SCOPE, 'read', () => '');
+    const t = target(deps, c);
     if (!t.ok) return respond(c, t.error);
     const body = await readJson(c);
     if (!body.ok) return respond(c, body.error);
@@ -306,8 +302,7 @@ export function recordsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   }
 
   function getRecord(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
-    const t = target(deps, c, READ_SCOPE, 'read', () => '');
+    const t = target(deps, c);
     if (!t.ok) return respond(c, t.error);
     const format = formatParams({
       cellFormat: c.req.query('cellFormat'),
@@ -328,14 +323,7 @@ export function recordsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   }
 
   async function createRecords(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
-    const t = target(
-      deps,
-      c,
-      WRITE_SCOPE,
-      'edit',
-      (table) => `create records in table ${describeTable(table)}`,
-    );
+    const t = target(deps, c, 'create');
     if (!t.ok) return respond(c, t.error);
     const body = await readBody(c, 'createRecords');
     if (!body.ok) return respond(c, body.error);
@@ -351,14 +339,7 @@ export function recordsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   }
 
   const updateMany = (replace: boolean) => async (c: Ctx) => {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
-    const t = target(
-      deps,
-      c,
-      WRITE_SCOPE,
-      'edit',
-      (table) => `update records in table ${describeTable(table)}`,
-    );
+    const t = target(deps, c, 'update');
     if (!t.ok) return respond(c, t.error);
     const body = await readBody(c, replace ? 'replaceRecords' : 'updateRecords');
     if (!body.ok) return respond(c, body.error);
@@ -389,14 +370,7 @@ export function recordsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   const replaceMultipleRecords = updateMany(true);
 
   const updateOne = (replace: boolean) => async (c: Ctx) => {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
-    const t = target(
-      deps,
-      c,
-      WRITE_SCOPE,
-      'edit',
-      (table) => `update records in table ${describeTable(table)}`,
-    );
+    const t = target(deps, c, 'update');
     if (!t.ok) return respond(c, t.error);
     const recordId = param(c, 'recordId');
     if (!store.record(t.value.table.row.id, recordId)) return respond(c, errors.recordNotFound(recordId));
@@ -416,14 +390,7 @@ export function recordsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   const replaceRecord = updateOne(true);
 
   function deleteMultipleRecords(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
-    const t = target(
-      deps,
-      c,
-      WRITE_SCOPE,
-      'edit',
-      (table) => `delete records in table ${describeTable(table)}`,
-    );
+    const t = target(deps, c, 'delete');
     if (!t.ok) return respond(c, t.error);
     const ids = arrayParam(c, 'records') ?? [];
     if (ids.length === 0 || ids.length > RECORDS_PER_REQUEST) return respond(c, errors.invalidRecords());
@@ -433,14 +400,7 @@ export function recordsArea(deps: RouteDeps): Hono<EmulatorEnv> {
   }
 
   function deleteRecord(c: Ctx) {
-    if (isReservedBaseSegment(param(c, 'baseId'))) return respond(c, errors.routeNotFound());
-    const t = target(
-      deps,
-      c,
-      WRITE_SCOPE,
-      'edit',
-      (table) => `delete records in table ${describeTable(table)}`,
-    );
+    const t = target(deps, c, 'delete');
     if (!t.ok) return respond(c, t.error);
     const result = deleteRecords(mutation(c, t.value), t.value.table, [param(c, 'recordId')]);
     if (!result.ok) return respond(c, result.error);

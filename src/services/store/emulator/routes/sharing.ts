@@ -77,8 +77,11 @@ function lastCreator(userId: string): StoreError {
 
 // --- wire shapes -------------------------------------------------------------------------------------------
 
-/** Our invites are all for one email address: the upstream's single-use invite links. */
-function inviteJson(invite: InviteDoc) {
+/**
+ * An outstanding invite as the upstream's invite link. Our invites are all for one email address: single-use
+ * links. Base, interface and workspace invites alike (the workspace collaborators route shows them too).
+ */
+export function inviteJson(invite: InviteDoc) {
   return {
     id: invite.id,
     createdTime: invite.createdTime,
@@ -363,30 +366,36 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     return c.json({});
   }
 
-  /** A base collaborator by id: a user with a direct grant, or a group granted on the base. */
+  /**
+   * The base in the path, for a caller with creator access changing or removing one of its collaborators, and
+   * that collaborator by id: a user with a direct grant, or a group granted on the base.
+   */
   const baseCollaborator = (
     c: Ctx,
-    base: BaseRow,
-  ): Result<{ kind: 'user' | 'group'; id: string; doc: BaseAdminDoc }, StoreError> => {
+    refused: string,
+  ): Result<
+    { principal: Principal; base: BaseRow; kind: 'user' | 'group'; id: string; doc: BaseAdminDoc },
+    StoreError
+  > => {
+    const t = baseFor(c, WRITE_SCOPE, 'create', refused);
+    if (!t.ok) return t;
+    const { base } = t.value;
     const id = param(c, 'userOrGroupId');
     const doc = baseAdminOf(base.id);
     if (store.schema().userById.has(id) && store.directPermissionOf(base.id, id) !== 'none') {
-      return ok({ kind: 'user', id, doc });
+      return ok({ ...t.value, kind: 'user', id, doc });
     }
-    if (doc.groups[id]) return ok({ kind: 'group', id, doc });
+    if (doc.groups[id]) return ok({ ...t.value, kind: 'group', id, doc });
     return err(notFound('collaborator', `${id} in base ${base.id}`));
   };
 
   async function updateBaseCollaborator(c: Ctx) {
-    const t = baseFor(c, WRITE_SCOPE, 'create', "change collaborators' access to this base");
-    if (!t.ok) return respond(c, t.error);
-    const { base, principal } = t.value;
-    const target = baseCollaborator(c, base);
+    const target = baseCollaborator(c, "change collaborators' access to this base");
     if (!target.ok) return respond(c, target.error);
     const body = await readBody(c, 'updateBaseCollaborator');
     if (!body.ok) return respond(c, body.error);
     const level = body.value.permissionLevel as Exclude<PermissionLevel, 'none'>;
-    const { kind, id, doc } = target.value;
+    const { base, principal, kind, id, doc } = target.value;
     if (kind === 'user') {
       const current = store.directPermissionOf(base.id, id);
       if (current === 'create' && level !== 'create' && otherCreators(base.id, id) === 0) {
@@ -408,12 +417,9 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   }
 
   function deleteBaseCollaborator(c: Ctx) {
-    const t = baseFor(c, WRITE_SCOPE, 'create', 'remove collaborators from this base');
-    if (!t.ok) return respond(c, t.error);
-    const { base } = t.value;
-    const target = baseCollaborator(c, base);
+    const target = baseCollaborator(c, 'remove collaborators from this base');
     if (!target.ok) return respond(c, target.error);
-    const { kind, id, doc } = target.value;
+    const { base, kind, id, doc } = target.value;
     const next = structuredClone(doc);
     if (kind === 'user') {
       if (store.directPermissionOf(base.id, id) === 'create' && otherCreators(base.id, id) === 0) {
@@ -455,20 +461,20 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     return c.json({ blockInstallations: installations.map(blockInstallationJson) });
   }
 
-  /** A live (not deleted) installation of the base in the path. */
-  const installationOf = (c: Ctx, base: BaseRow): Result<BlockInstallationDoc, StoreError> => {
+  /** A live (not deleted) installation of the base in the path, for a caller with creator access to the base. */
+  const installationOf = (c: Ctx, refused: string): Result<BlockInstallationDoc, StoreError> => {
+    const t = baseFor(c, WRITE_SCOPE, 'create', refused);
+    if (!t.ok) return t;
     const id = param(c, 'blockInstallationId');
     const doc = state.get('blockInstallation', id);
-    if (!doc || doc.baseId !== base.id || doc.deletedTime !== null) {
+    if (!doc || doc.baseId !== t.value.base.id || doc.deletedTime !== null) {
       return err(notFound('block installation', id));
     }
     return ok(doc);
   };
 
   async function manageBlockInstallation(c: Ctx) {
-    const t = baseFor(c, WRITE_SCOPE, 'create', 'manage extensions of this base');
-    if (!t.ok) return respond(c, t.error);
-    const found = installationOf(c, t.value.base);
+    const found = installationOf(c, 'manage extensions of this base');
     if (!found.ok) return respond(c, found.error);
     const body = await readBody(c, 'manageBlockInstallation');
     if (!body.ok) return respond(c, body.error);
@@ -481,9 +487,7 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
 
   // Deleting keeps the installation (the upstream can restore it) but it is no longer listed nor managed.
   function deleteBlockInstallation(c: Ctx) {
-    const t = baseFor(c, WRITE_SCOPE, 'create', 'delete extensions of this base');
-    if (!t.ok) return respond(c, t.error);
-    const found = installationOf(c, t.value.base);
+    const found = installationOf(c, 'delete extensions of this base');
     if (!found.ok) return respond(c, found.error);
     state.put('blockInstallation', { ...found.value, deletedTime: now() });
     return c.json({ id: found.value.id, deleted: true });
@@ -497,6 +501,18 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     const doc = state.get('interface', id);
     if (!doc || doc.baseId !== baseId) return err(notFound('interface', id));
     return ok(doc);
+  };
+
+  /** The interface in the path, for a caller with creator access to its base changing who may use it. */
+  const interfaceToChange = (
+    c: Ctx,
+    refused: string,
+  ): Result<{ principal: Principal; base: BaseRow; doc: InterfaceDoc }, StoreError> => {
+    const t = baseFor(c, WRITE_SCOPE, 'create', refused);
+    if (!t.ok) return t;
+    const found = interfaceOf(c, t.value.base.id);
+    if (!found.ok) return found;
+    return ok({ ...t.value, doc: found.value });
   };
 
   // Interface-only collaborators (and enterprise admins) may read the interface without reaching the base.
@@ -533,11 +549,9 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   }
 
   async function addInterfaceCollaborator(c: Ctx) {
-    const t = baseFor(c, WRITE_SCOPE, 'create', 'add collaborators to interfaces of this base');
-    if (!t.ok) return respond(c, t.error);
-    const { base, principal } = t.value;
-    const found = interfaceOf(c, base.id);
+    const found = interfaceToChange(c, 'add collaborators to interfaces of this base');
     if (!found.ok) return respond(c, found.error);
+    const { base, principal, doc } = found.value;
     if (!state.mayCreateIn(base.workspaceId, principal.userId, 'invite')) {
       return respond(c, restricted('invite', 'add collaborators to this interface'));
     }
@@ -550,7 +564,6 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
       permissionLevel: InterfaceLevel;
     }[];
     if (!entry) return respond(c, errors.invalidRequest('collaborators: exactly one collaborator.'));
-    const doc = found.value;
     const grant: Grant<InterfaceLevel> = {
       permissionLevel: entry.permissionLevel,
       createdTime: now(),
@@ -623,49 +636,44 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   };
 
   async function updateInterfaceCollaborator(c: Ctx) {
-    const t = baseFor(c, WRITE_SCOPE, 'create', "change collaborators' access to interfaces of this base");
-    if (!t.ok) return respond(c, t.error);
-    const found = interfaceOf(c, t.value.base.id);
+    const found = interfaceToChange(c, "change collaborators' access to interfaces of this base");
     if (!found.ok) return respond(c, found.error);
-    const target = interfaceCollaborator(c, found.value);
+    const target = interfaceCollaborator(c, found.value.doc);
     if (!target.ok) return respond(c, target.error);
     const body = await readBody(c, 'updateInterfaceCollaborator');
     if (!body.ok) return respond(c, body.error);
     const { kind, id } = target.value;
-    state.update('interface', found.value.id, (doc) => {
+    state.update('interface', found.value.doc.id, (doc) => {
       doc[kind][id] = {
         permissionLevel: body.value.permissionLevel as InterfaceLevel,
         createdTime: now(),
-        grantedByUserId: t.value.principal.userId,
+        grantedByUserId: found.value.principal.userId,
       };
     });
     return c.json({});
   }
 
   function deleteInterfaceCollaborator(c: Ctx) {
-    const t = baseFor(c, WRITE_SCOPE, 'create', 'remove collaborators from interfaces of this base');
-    if (!t.ok) return respond(c, t.error);
-    const found = interfaceOf(c, t.value.base.id);
+    const found = interfaceToChange(c, 'remove collaborators from interfaces of this base');
     if (!found.ok) return respond(c, found.error);
-    const target = interfaceCollaborator(c, found.value);
+    const target = interfaceCollaborator(c, found.value.doc);
     if (!target.ok) return respond(c, target.error);
     const { kind, id } = target.value;
-    state.update('interface', found.value.id, (doc) => {
+    state.update('interface', found.value.doc.id, (doc) => {
       delete doc[kind][id];
     });
     return c.json({});
   }
 
   function deleteInterfaceInvite(c: Ctx) {
-    const t = baseFor(c, WRITE_SCOPE, 'create', 'delete invites to interfaces of this base');
-    if (!t.ok) return respond(c, t.error);
-    const found = interfaceOf(c, t.value.base.id);
+    const found = interfaceToChange(c, 'delete invites to interfaces of this base');
     if (!found.ok) return respond(c, found.error);
+    const { doc: page } = found.value;
     const inviteId = param(c, 'inviteId');
-    if (!found.value.invites.some((i) => i.id === inviteId)) {
-      return respond(c, notFound('invite', `${inviteId} to interface ${found.value.id}`));
+    if (!page.invites.some((i) => i.id === inviteId)) {
+      return respond(c, notFound('invite', `${inviteId} to interface ${page.id}`));
     }
-    state.update('interface', found.value.id, (doc) => {
+    state.update('interface', page.id, (doc) => {
       doc.invites = doc.invites.filter((i) => i.id !== inviteId);
     });
     return c.json({});
@@ -680,42 +688,41 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     return c.json({ shares: shares.map(shareJson) });
   }
 
-  const shareOf = (c: Ctx, base: BaseRow): Result<ShareDoc, StoreError> => {
+  /** A share of the base in the path, for a caller who manages the base's shares; with the caller and base. */
+  const shareOf = (c: Ctx): Result<{ principal: Principal; base: BaseRow; share: ShareDoc }, StoreError> => {
+    const t = baseFor(c, SHARES_SCOPE, 'create', 'manage shares of this base');
+    if (!t.ok) return t;
     const id = param(c, 'shareId');
-    const doc = state.get('share', id);
-    if (!doc || doc.baseId !== base.id) return err(notFound('share', id));
-    return ok(doc);
+    const share = state.get('share', id);
+    if (!share || share.baseId !== t.value.base.id) return err(notFound('share', id));
+    return ok({ ...t.value, share });
   };
 
   async function manageShare(c: Ctx) {
-    const t = baseFor(c, SHARES_SCOPE, 'create', 'manage shares of this base');
-    if (!t.ok) return respond(c, t.error);
-    const { base, principal } = t.value;
-    const found = shareOf(c, base);
+    const found = shareOf(c);
     if (!found.ok) return respond(c, found.error);
     const body = await readBody(c, 'manageShare');
     if (!body.ok) return respond(c, body.error);
+    const { base, principal, share } = found.value;
     const wanted = body.value.state as ShareDoc['state'];
     // Turning a share on makes it reachable again, which the restriction governs; turning it off never is, and
     // enabling an enabled share changes nothing.
     if (
       wanted === 'enabled' &&
-      found.value.state !== 'enabled' &&
+      share.state !== 'enabled' &&
       !state.mayCreateIn(base.workspaceId, principal.userId, 'share')
     ) {
       return respond(c, restricted('share', 'enable this share'));
     }
-    const next = state.put('share', { ...found.value, state: wanted });
+    const next = state.put('share', { ...share, state: wanted });
     // The upstream documents no answer body; the share as GET .../shares shows it is the most useful one.
     return c.json(shareJson(next));
   }
 
   function deleteShare(c: Ctx) {
-    const t = baseFor(c, SHARES_SCOPE, 'create', 'manage shares of this base');
-    if (!t.ok) return respond(c, t.error);
-    const found = shareOf(c, t.value.base);
+    const found = shareOf(c);
     if (!found.ok) return respond(c, found.error);
-    state.remove('share', found.value.id);
+    state.remove('share', found.value.share.id);
     return c.json({});
   }
 

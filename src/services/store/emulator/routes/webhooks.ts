@@ -9,6 +9,7 @@ import type { Context, Hono } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
 import type { z } from 'zod';
 import type { EmulatorEnv } from '../../../../emulation/env.js';
+import type { Result } from '../../../../emulation/result.js';
 import { STORE_OPERATIONS } from '../../endpoints.js';
 import { STORE_BODIES } from '../../schemas/index.js';
 import { errors, type StoreError } from '../errors.js';
@@ -62,6 +63,9 @@ export function webhooksArea(deps: WebhookRouteDeps): Hono<EmulatorEnv> {
 
   const refuse = (c: Context<EmulatorEnv>, failure: WebhookFailure): Response =>
     fail(c, statusOf(failure), failure.type, failure.message);
+  /** The service's answer as JSON, or its refusal. */
+  const answer = <T extends object>(c: Context<EmulatorEnv>, result: Result<T, WebhookFailure>): Response =>
+    result.ok ? c.json(result.value, 200) : refuse(c, result.error);
   const send = (c: Context<EmulatorEnv>, error: StoreError): Response =>
     fail(c, error.status, error.type, error.message);
   const invalid = (c: Context<EmulatorEnv>, detail?: string): Response =>
@@ -103,24 +107,20 @@ export function webhooksArea(deps: WebhookRouteDeps): Hono<EmulatorEnv> {
     if (data instanceof Response) return data;
     const scopeRefusal = requireAll(c, dataScopes(data.specification.options.filters.dataTypes));
     if (scopeRefusal) return scopeRefusal;
-    const created = webhooks.create(baseId, data, deps.ownerTokenKind?.(c));
-    if (!created.ok) return refuse(c, created.error);
-    return c.json(created.value, 200);
+    return answer(c, webhooks.create(baseId, data, deps.ownerTokenKind?.(c)));
   }
 
   function listWebhooks(c: Ctx) {
     const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
     if (refusal) return refusal;
-    const listed = webhooks.list(params(c).baseId);
-    return listed.ok ? c.json(listed.value, 200) : refuse(c, listed.error);
+    return answer(c, webhooks.list(params(c).baseId));
   }
 
   function deleteWebhook(c: Ctx) {
     const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
     if (refusal) return refusal;
     const { baseId, webhookId } = params(c);
-    const deleted = webhooks.delete(baseId, webhookId);
-    return deleted.ok ? c.json(deleted.value, 200) : refuse(c, deleted.error);
+    return answer(c, webhooks.delete(baseId, webhookId));
   }
 
   async function enableWebhookNotifications(c: Ctx) {
@@ -131,16 +131,14 @@ export function webhooksArea(deps: WebhookRouteDeps): Hono<EmulatorEnv> {
     if (!found.ok) return refuse(c, found.error);
     const data = await body(c, STORE_BODIES.toggleWebhookNotifications);
     if (data instanceof Response) return data;
-    const toggled = webhooks.enableNotifications(baseId, webhookId, data.enable);
-    return toggled.ok ? c.json(toggled.value, 200) : refuse(c, toggled.error);
+    return answer(c, webhooks.enableNotifications(baseId, webhookId, data.enable));
   }
 
   function refreshWebhook(c: Ctx) {
     const refusal = requireScope(c, WEBHOOK_MANAGE_SCOPE);
     if (refusal) return refusal;
     const { baseId, webhookId } = params(c);
-    const refreshed = webhooks.refresh(baseId, webhookId);
-    return refreshed.ok ? c.json(refreshed.value, 200) : refuse(c, refreshed.error);
+    return answer(c, webhooks.refresh(baseId, webhookId));
   }
 
   function listWebhookPayloads(c: Ctx) {
@@ -159,8 +157,7 @@ export function webhooksArea(deps: WebhookRouteDeps): Hono<EmulatorEnv> {
     if (limit === undefined || limit > MAX_PAYLOADS_PER_PAGE) {
       return invalid(c, `limit must be an integer from 1 to ${MAX_PAYLOADS_PER_PAGE}`);
     }
-    const page = webhooks.payloads(baseId, webhookId, cursor, limit);
-    return page.ok ? c.json(page.value, 200) : refuse(c, page.error);
+    return answer(c, webhooks.payloads(baseId, webhookId, cursor, limit));
   }
 
   // As before, these routes take no trailing slash: a path ending in one is an unknown route.

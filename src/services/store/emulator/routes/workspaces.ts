@@ -23,9 +23,10 @@ import {
   requireWorkspace,
   workspaceLevelOf,
 } from '../admin/guards.js';
-import type { Grant, InviteDoc, WorkspaceAdminDoc, WorkspaceLevel } from '../admin/model.js';
+import type { Grant, WorkspaceAdminDoc, WorkspaceLevel } from '../admin/model.js';
 import { errors, respond, type StoreError } from '../errors.js';
 import { arrayParam, type Ctx, createArea, param, readBody, route } from './common.js';
+import { inviteJson } from './sharing.js';
 
 export const WORKSPACES_READ_SCOPE = 'workspacesAndBases:read';
 export const WORKSPACES_WRITE_SCOPE = 'workspacesAndBases:write';
@@ -75,6 +76,9 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   const now = () => clock.now().toISOString();
   const levelIn = (admin: WorkspaceAdminDoc, userId: string): Level => workspaceLevelOf(state, admin, userId);
   const emailOf = (userId: string) => store.schema().userById.get(userId)?.email ?? null;
+  /** The workspace in the path, if the token carries `scope` and the caller's level there is `needed` or more. */
+  const workspaceOf = (c: Ctx, scope: string, needed: WorkspaceLevel, refused: string) =>
+    requireWorkspace(c, deps, param(c, 'workspaceId'), scope, needed, refused);
 
   // --- create and delete ---------------------------------------------------------------------------------
 
@@ -123,10 +127,8 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   }
 
   function deleteWorkspace(c: Ctx) {
-    const target = requireWorkspace(
+    const target = workspaceOf(
       c,
-      deps,
-      param(c, 'workspaceId'),
       WORKSPACES_MANAGE_SCOPE,
       'owner',
       'delete this workspace: only its owners can',
@@ -148,14 +150,7 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   // --- read ----------------------------------------------------------------------------------------------
 
   function getWorkspaceCollaborators(c: Ctx) {
-    const target = requireWorkspace(
-      c,
-      deps,
-      param(c, 'workspaceId'),
-      WORKSPACES_READ_SCOPE,
-      'read',
-      'read this workspace',
-    );
+    const target = workspaceOf(c, WORKSPACES_READ_SCOPE, 'read', 'read this workspace');
     if (!target.ok) return respond(c, target.error);
     const include = arrayParam(c, 'include') ?? [];
     const unknown = include.find((value) => !(INCLUDES as readonly string[]).includes(value));
@@ -239,14 +234,7 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   // --- collaborators -------------------------------------------------------------------------------------
 
   async function addWorkspaceCollaborator(c: Ctx) {
-    const target = requireWorkspace(
-      c,
-      deps,
-      param(c, 'workspaceId'),
-      WORKSPACES_WRITE_SCOPE,
-      'read',
-      'add collaborators to this workspace',
-    );
+    const target = workspaceOf(c, WORKSPACES_WRITE_SCOPE, 'read', 'add collaborators to this workspace');
     if (!target.ok) return respond(c, target.error);
     const { principal, admin } = target.value;
     const several = await refuseSeveralCollaborators(c);
@@ -326,7 +314,7 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
 
   /** The collaborator in the path and the caller's standing to change or remove them. */
   const collaboratorTarget = (c: Ctx, what: string) => {
-    const target = requireWorkspace(c, deps, param(c, 'workspaceId'), WORKSPACES_WRITE_SCOPE, 'read', what);
+    const target = workspaceOf(c, WORKSPACES_WRITE_SCOPE, 'read', what);
     if (!target.ok) return target;
     const { principal, admin } = target.value;
     const id = param(c, 'userOrGroupId');
@@ -385,14 +373,7 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   // --- invites -------------------------------------------------------------------------------------------
 
   function deleteWorkspaceInvite(c: Ctx) {
-    const target = requireWorkspace(
-      c,
-      deps,
-      param(c, 'workspaceId'),
-      WORKSPACES_WRITE_SCOPE,
-      'read',
-      'delete invites to this workspace',
-    );
+    const target = workspaceOf(c, WORKSPACES_WRITE_SCOPE, 'read', 'delete invites to this workspace');
     if (!target.ok) return respond(c, target.error);
     const { principal, admin } = target.value;
     const inviteId = param(c, 'inviteId');
@@ -414,10 +395,8 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   // --- moving bases --------------------------------------------------------------------------------------
 
   async function moveBase(c: Ctx) {
-    const source = requireWorkspace(
+    const source = workspaceOf(
       c,
-      deps,
-      param(c, 'workspaceId'),
       WORKSPACES_MANAGE_SCOPE,
       'create',
       'move bases out of this workspace: it needs owner or creator access',
@@ -475,10 +454,8 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   // --- restrictions --------------------------------------------------------------------------------------
 
   async function updateWorkspaceRestrictions(c: Ctx) {
-    const target = requireWorkspace(
+    const target = workspaceOf(
       c,
-      deps,
-      param(c, 'workspaceId'),
       WORKSPACES_WRITE_SCOPE,
       'owner',
       "change this workspace's restrictions: only its owners can",
@@ -516,19 +493,6 @@ function grantJson(grant: Grant<string>) {
     permissionLevel: grant.permissionLevel,
     createdTime: grant.createdTime,
     grantedByUserId: grant.grantedByUserId,
-  };
-}
-
-/** An outstanding email invite as an invite link: single use, for the invited address. */
-function inviteJson(invite: InviteDoc) {
-  return {
-    id: invite.id,
-    type: 'singleUse',
-    invitedEmail: invite.invitedEmail,
-    permissionLevel: invite.permissionLevel,
-    referredByUserId: invite.invitedByUserId,
-    restrictedToEmailDomains: [],
-    createdTime: invite.createdTime,
   };
 }
 
