@@ -6,7 +6,9 @@ import { Client } from '@modelcontextprotocol/client';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { buildSeedData } from '../src/services/issuedesk/emulator/seed/seed.js';
 import { rankIssues } from '../src/services/issuedesk/resolve.js';
+import { benchAnchor } from './anchor.js';
 import { benchMessaging } from './messaging.js';
+import { benchResults } from './results.js';
 import { benchStore } from './store.js';
 import { CLI, connectHttp, listTokens, ms, startChild, stats, stop } from './support.js';
 
@@ -60,9 +62,8 @@ async function startStack(emulatorArgs: string[] = []) {
   };
 }
 
-async function main() {
-  console.log('Switchboard benchmarks\n\nIssueDesk');
-  console.log(`node ${process.version}, ${new Date().toISOString()}\n`);
+async function benchIssueDesk() {
+  console.log('\nIssueDesk');
 
   const cold = await coldStart();
   console.log(
@@ -206,12 +207,29 @@ async function main() {
   } finally {
     await big.stopAll();
   }
-
-  await benchMessaging();
-  await benchStore();
 }
 
-main().catch((error: unknown) => {
+// `npm run bench` runs every section; `npm run bench -- anchor` (or issuedesk, messaging, store) runs those named.
+const SECTIONS: Record<string, () => Promise<void>> = {
+  issuedesk: benchIssueDesk,
+  messaging: benchMessaging,
+  store: benchStore,
+  anchor: benchAnchor,
+  results: () => benchResults(),
+};
+
+async function run(names: string[]) {
+  console.log('Switchboard benchmarks');
+  console.log(`node ${process.version}, ${new Date().toISOString()}`);
+  for (const name of names.length > 0 ? names : Object.keys(SECTIONS)) {
+    const section = SECTIONS[name];
+    if (!section)
+      throw new Error(`No bench section "${name}"; choose from ${Object.keys(SECTIONS).join(', ')}.`);
+    await section();
+  }
+}
+
+run(process.argv.slice(2)).catch((error: unknown) => {
   console.error(error);
   process.exitCode = 1;
 });

@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { countTokens } from 'gpt-tokenizer';
+import { toolListCost } from '../src/runtime/tokens.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLI = `${ROOT}dist/cli/main.js`;
@@ -15,8 +15,14 @@ export function stats(samples: number[]) {
 }
 export const ms = (value: number) => `${value.toFixed(2)} ms`;
 
-export function startChild(args: string[], env: Record<string, string>, pattern: RegExp) {
-  const child = spawn(process.execPath, [CLI, ...args], {
+/** A child process of the built CLI (or, with `raw`, of node with exactly `args`), ready once `pattern` shows. */
+export function startChild(
+  args: string[],
+  env: Record<string, string>,
+  pattern: RegExp,
+  options: { raw?: boolean } = {},
+) {
+  const child = spawn(process.execPath, options.raw ? args : [CLI, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -49,17 +55,19 @@ export async function connectHttp(url: string) {
   return client;
 }
 
-/** tools/list of a connected client in o200k tokens, with its instructions. */
+/**
+ * tools/list of a connected client in o200k tokens, with its instructions: the count of src/runtime/tokens.ts
+ * (what a model receives), the one the tests hold in test/inventory/__snapshots__/toolTokens.json.
+ */
 export async function listTokens(client: Client) {
   const { tools } = await client.listTools();
-  const list = countTokens(JSON.stringify({ tools }));
-  const instructions = countTokens(client.getInstructions() ?? '');
+  const cost = await toolListCost(tools, client.getInstructions() ?? '');
   return {
     tools: tools.length,
-    list,
-    instructions,
-    total: list + instructions,
-    perTool: Math.round(list / tools.length),
+    list: cost.tools,
+    instructions: cost.instructions,
+    total: cost.total,
+    perTool: Math.round(cost.tools / tools.length),
   };
 }
 

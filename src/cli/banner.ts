@@ -1,7 +1,7 @@
 // What `serve --transport http` prints on start: where the MCP endpoint is, what it serves, and a client
 // configuration ready to paste. Printed to stderr, like every log line.
 
-import type { ToolSet } from '../runtime/toolset.js';
+import { servedToolsets, type ToolSet } from '../runtime/toolset.js';
 import { findService } from '../services/registry.js';
 import type { RunningEmulator } from '../services/serviceEntry.js';
 
@@ -32,12 +32,24 @@ function describeProtection(protection: HttpProtection): string {
   }
 }
 
+/** One line on the other MCP paths (below the endpoint's): toolsets, with an example, and the discovery mode. */
+function toolsetLine(url: string, toolSet: ToolSet): string {
+  const path = new URL(url).pathname;
+  const example = servedToolsets(toolSet)[0];
+  const toolsets = example
+    ? `${path}/<toolset>[,<toolset>...] for those only (e.g. ${path}/${example.name}; \`switchboard toolsets\` lists them), `
+    : '';
+  return `  Paths: ${toolsets}${path}/discovery or ${path}/<toolsets>/discovery for the discovery mode`;
+}
+
 export function printBanner(info: {
   url: string;
   toolSet: ToolSet;
   sandbox: boolean;
   emulators: { id: string; emulator: RunningEmulator }[];
   protection: HttpProtection;
+  /** `serve --discovery`: the endpoint lists search_tools and call_tool in place of the tools. */
+  discovery?: boolean;
 }): void {
   const prefixes = [...new Set(info.toolSet.tools.map((tool) => tool.specName.split('.')[0]))].join(', ');
   const config = {
@@ -52,9 +64,11 @@ export function printBanner(info: {
     },
   };
   const lines = [
-    `Switchboard ${info.sandbox ? 'sandbox ' : ''}is serving ${info.toolSet.tools.length} tools (${prefixes}).`,
+    `Switchboard ${info.sandbox ? 'sandbox ' : ''}is serving ${info.toolSet.tools.length} tools (${prefixes})` +
+      (info.discovery ? ', in discovery mode: search_tools finds them and call_tool runs them.' : '.'),
     '',
     `  MCP endpoint (Streamable HTTP): ${info.url}`,
+    toolsetLine(info.url, info.toolSet),
     `  Protection: ${describeProtection(info.protection)}`,
   ];
   for (const { id, emulator } of info.emulators) {

@@ -1,9 +1,10 @@
 #!/usr/bin/env node
-// The `switchboard` command: `serve` MCP tools, `emulate` upstream APIs, `login` to one's own account. Flag
-// parsing only; the work is done by the runtime and the services' entries (src/services/registry.ts).
+// The `switchboard` command: `serve` MCP tools, `emulate` upstream APIs, `login` to one's own account, list the
+// `toolsets`. Flag parsing only; the work is done by the runtime and the services' entries (src/services/registry.ts).
 
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_HTTP_LIMITS } from '../runtime/httpLimits.js';
+import { DEFAULT_MAX_RESULT_TOKENS, MAX_RESULT_TOKENS, MIN_RESULT_TOKENS } from '../runtime/result.js';
 import { VERSION } from '../runtime/version.js';
 import { findLogin, LOGIN_SERVICES, SERVICES } from '../services/registry.js';
 import { runEmulate } from './emulate.js';
@@ -75,10 +76,25 @@ program
   .option('--seed <n>', 'sandbox: seed for generated data', integer('--seed', 0))
   .option('--read-only', 'only tools that change nothing (readOnlyHint true)', false)
   .option('--tools <names>', 'only these tools, comma-separated (e.g. IssueDesk.GetIssue,ListUsers)')
+  .option(
+    '--toolsets <names>',
+    'only these toolsets, comma-separated (e.g. store.records,store.comments); with --tools, both; `switchboard toolsets` lists them',
+  )
+  .option(
+    '--discovery',
+    'list only search_tools and call_tool, which find and run the served tools (for clients that pay for every listed tool)',
+    false,
+  )
   .addOption(
     new Option('--tool-names <style>', 'dotted (IssueDesk.WhoAmI) or underscore (IssueDesk_WhoAmI)')
       .choices(['dotted', 'underscore'])
       .default('dotted'),
+  )
+  .option(
+    '--max-result-tokens <n>',
+    `most o200k tokens per tool result; a bigger one is cut at item boundaries with a note on how to get the rest (${MIN_RESULT_TOKENS} to ${MAX_RESULT_TOKENS})`,
+    integer('--max-result-tokens', MIN_RESULT_TOKENS, MAX_RESULT_TOKENS),
+    DEFAULT_MAX_RESULT_TOKENS,
   )
   .option('--allowed-hosts <names>', 'HTTP: extra Host/Origin names to accept, comma-separated')
   .option(
@@ -107,6 +123,17 @@ program
   )
   .action(async (services: string[], options) => {
     await runServe(services, options);
+  });
+
+program
+  .command('toolsets')
+  .description('List every toolset with its tools and what its definitions cost a model in tokens.')
+  .addArgument(servicesArgument('services to list'))
+  .option('--json', 'print JSON for machines', false)
+  .action(async (services: string[], options: { json: boolean }) => {
+    // Loaded on demand: serving never needs the report (or the tokenizer it loads).
+    const { runToolsets } = await import('./toolsets.js');
+    await runToolsets(services, options);
   });
 
 const emulate = program

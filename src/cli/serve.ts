@@ -7,6 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { PerUserSignIn } from '../runtime/auth/perUser.js';
+import { discoveryToolSet } from '../runtime/discovery.js';
 import { log } from '../runtime/log.js';
 import type { ServiceRuntime } from '../runtime/tool.js';
 import { buildToolSet, type ToolNameStyle } from '../runtime/toolset.js';
@@ -26,7 +27,13 @@ export interface ServeOptions {
   seed?: number;
   readOnly: boolean;
   tools?: string;
+  /** Comma-separated toolset selectors (`store.records`, `store`, `records`). */
+  toolsets?: string;
   toolNames: ToolNameStyle;
+  /** Serve the discovery mode (search_tools and call_tool over the chosen tools) at stdio and at HTTP `/mcp`. */
+  discovery?: boolean;
+  /** The most o200k tokens one tool result may take (runtime/result.ts); unset: the default budget. */
+  maxResultTokens?: number;
   allowedHosts?: string;
   /** HTTP socket limits, in seconds (see runtime/httpLimits.ts); unset ones take the defaults. */
   requestTimeout?: number;
@@ -147,6 +154,8 @@ export async function startServe(
       readOnly: options.readOnly,
       // Even `--tools ''` is passed on: the tool set refuses a selection that names nothing.
       ...(options.tools !== undefined ? { only: options.tools.split(',') } : {}),
+      ...(options.toolsets !== undefined ? { toolsets: options.toolsets.split(',') } : {}),
+      ...(options.maxResultTokens !== undefined ? { maxResultTokens: options.maxResultTokens } : {}),
     });
     // Only for services some served tool belongs to. Over stdio the line lands in the client's server log.
     for (const { id, context, missing } of unconfigured) {
@@ -160,10 +169,11 @@ export async function startServe(
     }
 
     if (options.transport === 'stdio') {
-      const handle = serveStdio(toolSet);
+      const handle = serveStdio(options.discovery ? discoveryToolSet(toolSet) : toolSet);
       closers.unshift(() => handle.close());
       log('info', 'serving MCP over stdio', {
         tools: toolSet.tools.length,
+        ...(options.discovery ? { discovery: true } : {}),
         sandbox: options.sandbox,
         emulators: Object.fromEntries(emulators.map(({ id, emulator }) => [id, emulator.url])),
       });
@@ -204,6 +214,8 @@ export async function startServe(
       {
         ...(bearerToken ? { bearerToken } : {}),
         ...(gate ? { auth: gate } : {}),
+        // The set itself, not its discovery view: the toolset paths are cut from it (transports.ts).
+        ...(options.discovery ? { discovery: true } : {}),
         ...(options.allowedHosts
           ? { allowedHosts: options.allowedHosts.split(',').map((h) => h.trim()) }
           : {}),
@@ -218,7 +230,14 @@ export async function startServe(
     closers.unshift(() => server.close());
     const { protection } = serving;
     const url = protection.kind === 'oauth' ? protection.resource : server.url;
-    printBanner({ url, toolSet, sandbox: options.sandbox, emulators, protection });
+    printBanner({
+      url,
+      toolSet,
+      sandbox: options.sandbox,
+      emulators,
+      protection,
+      ...(options.discovery ? { discovery: true } : {}),
+    });
     return { url, boundUrl: server.url, protection, close };
   } catch (error) {
     await close();

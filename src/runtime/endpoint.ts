@@ -76,6 +76,7 @@ export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ct
     description: row.description,
     input,
     hints: row.hints,
+    upstreamQuery: endpoint.query,
     run: async (args, ctx, call) => {
       const values = args as Record<string, unknown>;
       let body: unknown;

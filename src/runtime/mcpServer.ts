@@ -1,7 +1,12 @@
 // The MCP server over a prepared ToolSet. Built on the SDK's low-level Server so that tools/list serves the
 // prepared entries and a server instance costs almost nothing: stateless HTTP builds one per request.
 
-import { ProtocolError, ProtocolErrorCode, type Server } from '@modelcontextprotocol/server';
+import {
+  type CallToolResult,
+  ProtocolError,
+  ProtocolErrorCode,
+  type Server,
+} from '@modelcontextprotocol/server';
 import { isToolError } from './errors.js';
 import { log } from './log.js';
 import {
@@ -51,46 +56,76 @@ export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}
         `Unknown tool "${name}"; tools/list names the tools.`,
       );
     }
-    const parsed = validateArguments(tool.definition.input, args, tool.name);
-    if (!parsed.ok) {
-      return server.projectCallToolResult(
-        errorResult(presentError(parsed.error, tool, toolSet), tool.name),
-        undefined,
-      );
-    }
-    const call = toolCallSignal(ctx.mcpReq.signal, options.era);
-    try {
-      const value = await tool.definition.run(parsed.value, tool.context, {
-        signal: call.signal,
-        toolName: tool.name,
-        nameStyle: toolSet.nameStyle,
-        ...(options.principal ? { principal: options.principal } : {}),
-      });
-      if (isDisconnect(ctx.mcpReq.signal.reason)) {
-        // A 2025-era call whose client went away: it ran to completion, and the SDK drops the undeliverable result.
-        log('info', 'tool call completed after its client disconnected; the result was not delivered', {
-          tool: tool.name,
-        });
-      }
-      return server.projectCallToolResult(successResult(value), undefined);
-    } catch (error) {
-      if (call.signal.aborted) {
-        // A cancellation, not a crash: the SDK sends nothing more for a cancelled request, so this result is dropped.
-        log('info', 'tool call cancelled', {
-          tool: tool.name,
-          reason: cancellationReason(call.signal.reason),
-        });
-        return { content: [{ type: 'text', text: `${tool.name} was cancelled.` }], isError: true };
-      }
-      return server.projectCallToolResult(
-        errorResult(presentError(error, tool, toolSet), tool.name),
-        undefined,
-      );
-    } finally {
-      call.dispose();
-    }
+    const result = await runToolCall(toolSet, tool, args, {
+      signal: ctx.mcpReq.signal,
+      ...(options.era ? { era: options.era } : {}),
+      ...(options.principal ? { principal: options.principal } : {}),
+    });
+    return server.projectCallToolResult(result, undefined);
   });
   return server;
+}
+
+/** What a tool call runs with besides its arguments. */
+export interface ToolCallOptions {
+  /** The request's abort signal as the SDK gives it (toolCallSignal decides what cancels the call). */
+  signal: AbortSignal;
+  era?: 'legacy' | 'modern';
+  /** The verified caller (per-user OAuth): the call runs with their credentials. */
+  principal?: Principal;
+}
+
+/**
+ * A value a tool's run returns when it already is the result to send: call_tool (runtime/discovery.ts) returns
+ * the inner tool's own CallToolResult this way, so it reaches the client as a direct call's would, not wrapped.
+ */
+export class ReadyResult {
+  constructor(readonly result: CallToolResult) {}
+}
+
+/**
+ * One call of `tool` of `toolSet`, from arguments to the result the client gets: validation, the run, the
+ * success or error result with its hints, cancellation. The one body both a direct tools/call and the discovery
+ * mode's call_tool run, so the two cannot drift apart.
+ */
+export async function runToolCall(
+  toolSet: ToolSet,
+  tool: PreparedTool,
+  args: unknown,
+  options: ToolCallOptions,
+): Promise<CallToolResult> {
+  const parsed = validateArguments(tool.definition.input, args, tool.name);
+  if (!parsed.ok) return errorResult(presentError(parsed.error, tool, toolSet), tool.name);
+  const call = toolCallSignal(options.signal, options.era);
+  try {
+    const value = await tool.definition.run(parsed.value, tool.context, {
+      signal: call.signal,
+      toolName: tool.name,
+      nameStyle: toolSet.nameStyle,
+      ...(options.principal ? { principal: options.principal } : {}),
+    });
+    if (isDisconnect(options.signal.reason)) {
+      // A 2025-era call whose client went away: it ran to completion, and the SDK drops the undeliverable result.
+      log('info', 'tool call completed after its client disconnected; the result was not delivered', {
+        tool: tool.name,
+      });
+    }
+    if (value instanceof ReadyResult) return value.result;
+    // Awaited here, so that a failure while fitting the result to the budget is reported like one in the tool.
+    return await successResult(value, { tool, args, maxTokens: toolSet.maxResultTokens });
+  } catch (error) {
+    if (call.signal.aborted) {
+      // A cancellation, not a crash: the SDK sends nothing more for a cancelled request, so this result is dropped.
+      log('info', 'tool call cancelled', {
+        tool: tool.name,
+        reason: cancellationReason(call.signal.reason),
+      });
+      return { content: [{ type: 'text', text: `${tool.name} was cancelled.` }], isError: true };
+    }
+    return errorResult(presentError(error, tool, toolSet), tool.name);
+  } finally {
+    call.dispose();
+  }
 }
 
 /**

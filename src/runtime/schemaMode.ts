@@ -24,11 +24,11 @@ const requestBodyParameter = z.preprocess(
 /** The two parameters every schema-mode tool has, in the spec's words. */
 export const schemaModeShape = {
   // Each schema-mode tool says how the modes work in its own definition (clients may drop the server
-  // instructions), once, here: a `mode` description would cost more tokens per tool than this one clause.
+  // instructions), once, here: a `mode` description would cost more tokens per tool than this one clause,
+  // which 53 tools repeat. The mode enum beside it says what the other mode is; the instructions and the
+  // execute-mode error ("needs request_body in execute mode") say the rest.
   mode: z.enum(TOOL_MODES),
-  request_body: requestBodyParameter.describe(
-    'JSON body, required for execute; get_request_schema returns its schema',
-  ),
+  request_body: requestBodyParameter.describe('JSON; get_request_schema first'),
 };
 
 /** An OpenAPI 3.1 Request Body Object. */

@@ -50,6 +50,11 @@ export interface ToolDefinition<Ctx> {
   hints: ToolHints;
   /** For tools whose calls are not safe to repeat: how to check whether one took effect. */
   outcomeCheck?: OutcomeCheck;
+  /**
+   * Endpoint rows: the upstream query parameter each argument becomes (upstream name -> argument). The result
+   * budget recognises page-size and cursor arguments by these upstream names (runtime/paging.ts).
+   */
+  upstreamQuery?: Readonly<Record<string, string>>;
   /** Receives arguments already validated against `input`. */
   run(args: unknown, ctx: Ctx, call: ToolCall): Promise<unknown>;
 }
@@ -61,6 +66,7 @@ export function defineTool<Ctx, S extends z.ZodObject>(def: {
   description: string;
   input: S;
   hints: ToolHints;
+  upstreamQuery?: Readonly<Record<string, string>>;
   run: (args: z.output<S>, ctx: Ctx, call: ToolCall) => Promise<unknown>;
 }): ToolDefinition<Ctx> {
   return {
@@ -117,6 +123,19 @@ export interface ServiceDefinition<Ctx> {
   title: string;
   instructions: string;
   tools: readonly ToolDefinition<Ctx>[];
+  /**
+   * Named groups of the tools, by toolset name (`records`), each tool in exactly one: what `--toolsets` and the
+   * HTTP paths `/mcp/<service id>.<toolset>` select. Without it the service can only be selected whole.
+   */
+  toolsets?: Readonly<Record<string, Toolset>>;
+}
+
+/** A named group of one service's tools. */
+export interface Toolset {
+  /** A short line for `switchboard toolsets` and the docs. */
+  description: string;
+  /** Tool names without the service prefix, in any order: a selection keeps the service's own tool order. */
+  tools: readonly string[];
 }
 
 /** A service with the per-process context its tools run against (configured upstream client, ...). */

@@ -1,11 +1,14 @@
-// The set of tools one server process exposes: chosen services, filtered by --read-only and --tools, named
-// dotted (`IssueDesk.WhoAmI`, the spec's names) or underscored (`IssueDesk_WhoAmI`, for clients that reject
-// dots). Everything an MCP request needs is prepared here once, at startup: the tools/list entries with their
-// JSON Schemas are built a single time and shared by every per-request server.
+// The set of tools one server process exposes: chosen services, narrowed by --toolsets and --tools, filtered by
+// --read-only, named dotted (`IssueDesk.WhoAmI`, the spec's names) or underscored (`IssueDesk_WhoAmI`, for
+// clients that reject dots). Everything an MCP request needs is prepared here once, at startup: the tools/list
+// entries with their JSON Schemas are built a single time and shared by every per-request server. A subset for
+// one HTTP path (`/mcp/store.records`) is cut from those prepared tools (narrowToolSet), never built again.
 
 import type { Tool } from '@modelcontextprotocol/server';
 import { distance } from 'fastest-levenshtein';
 import { z } from 'zod';
+import { publishedHints } from './hints.js';
+import { checkMaxResultTokens } from './result.js';
 import type { ServiceRuntime, ToolDefinition } from './tool.js';
 import { type ToolNameStyle, toolNameRewriter } from './toolNames.js';
 
@@ -29,6 +32,29 @@ export interface ToolSet {
   nameStyle: ToolNameStyle;
   /** Rewrites the spec's dotted tool names in a text the server writes into `nameStyle` (errors, hints). */
   rewriteToolNames: (text: string) => string;
+  /**
+   * The services the set was built from, with their toolsets: what narrowToolSet cuts subsets by. Absent on a
+   * set that is a view of another (the discovery mode), which is not narrowed further.
+   */
+  catalog?: readonly CatalogService[];
+  /** The most o200k tokens one tool result may take (runtime/result.ts); unset: DEFAULT_MAX_RESULT_TOKENS. */
+  maxResultTokens?: number;
+}
+
+/** A service as a tool set knows it, to select by toolset and to send the instructions of what is served. */
+export interface CatalogService {
+  id: string;
+  prefix: string;
+  /** The instructions as served: trimmed, tool names in the set's style. */
+  instructions: string;
+  toolsets: readonly CatalogToolset[];
+}
+
+export interface CatalogToolset {
+  name: string;
+  description: string;
+  /** Tool names without the service prefix. */
+  tools: ReadonlySet<string>;
 }
 
 export interface ToolSetOptions {
@@ -36,6 +62,13 @@ export interface ToolSetOptions {
   readOnly?: boolean;
   /** Tool names to keep (dotted, underscored, or bare when unambiguous). */
   only?: readonly string[];
+  /**
+   * Toolsets to keep: `<service id>.<toolset>`, a whole service id, or a bare toolset name only one service
+   * has. With `only` as well, the set is the union of both; `readOnly` then filters it.
+   */
+  toolsets?: readonly string[];
+  /** The result budget in o200k tokens, within MIN_RESULT_TOKENS..MAX_RESULT_TOKENS (runtime/result.ts). */
+  maxResultTokens?: number;
 }
 
 export class ToolSelectionError extends Error {}
@@ -70,20 +103,242 @@ export function buildToolSet(services: readonly ServiceRuntime[], options: ToolS
       });
     }
   }
-  let tools = options.readOnly ? all.filter((tool) => tool.definition.hints.readOnlyHint) : all;
-  if (options.only) tools = selectTools(tools, all, options.only);
-  const instructions = services
-    .filter((service) => tools.some((tool) => tool.context === service.context))
-    .map((service) => service.definition.instructions.trim())
+  const catalog: CatalogService[] = services.map(({ definition: service }) => ({
+    id: service.id,
+    prefix: service.prefix,
+    instructions: rewriteToolNames(service.instructions.trim()),
+    toolsets: Object.entries(service.toolsets ?? {}).map(([name, toolset]) => ({
+      name,
+      description: toolset.description,
+      tools: new Set(toolset.tools),
+    })),
+  }));
+  const readable = options.readOnly ? all.filter((tool) => tool.definition.hints.readOnlyHint) : all;
+  let tools = readable;
+  // --toolsets and --tools add up (a tool named on its own joins the toolsets); --read-only filters the union.
+  if (options.toolsets || options.only) {
+    const keep = new Set<PreparedTool>();
+    if (options.toolsets) {
+      const example = exampleOf(catalog);
+      const selections = parseSelectors(options.toolsets, catalog, TOOLSETS_FLAG, example, LIST_HINT);
+      for (const selection of selections) {
+        const chosen = toolsOf(selection, readable);
+        if (chosen.length === 0) {
+          throw new ToolSelectionError(
+            options.readOnly
+              ? `${selectorName(selection)} has no read-only tools, so --read-only leaves nothing of it: drop it from --toolsets, or drop --read-only.`
+              : `${selectorName(selection)} holds no tools.`,
+          );
+        }
+        for (const tool of chosen) keep.add(tool);
+      }
+    }
+    if (options.only) for (const tool of selectTools(readable, all, options.only)) keep.add(tool);
+    tools = readable.filter((tool) => keep.has(tool));
+  }
+  return withTools(
+    {
+      tools,
+      byName: new Map(),
+      listEntries: [],
+      instructions: '',
+      nameStyle: style,
+      rewriteToolNames,
+      catalog,
+      ...(options.maxResultTokens !== undefined
+        ? { maxResultTokens: checkMaxResultTokens(options.maxResultTokens) }
+        : {}),
+    },
+    tools,
+  );
+}
+
+/** `toolSet` serving `tools` only (a subset of its own, in its order), with the instructions of their services. */
+function withTools(toolSet: ToolSet, tools: readonly PreparedTool[]): ToolSet {
+  const catalog = toolSet.catalog ?? [];
+  const instructions = catalog
+    .filter((service) => tools.some((tool) => prefixOf(tool) === service.prefix))
+    .map((service) => service.instructions)
     .join('\n\n');
   return {
+    ...toolSet,
     tools,
     byName: new Map(tools.map((tool) => [tool.name, tool])),
     listEntries: tools.map((tool) => tool.listEntry),
-    instructions: rewriteToolNames(instructions),
-    nameStyle: style,
-    rewriteToolNames,
+    instructions,
   };
+}
+
+const TOOLSETS_FLAG = '--toolsets';
+const LIST_HINT = '`switchboard toolsets` lists them all.';
+
+/** One selector, resolved: a toolset of a service, or the whole service. */
+interface Selection {
+  service: CatalogService;
+  toolset?: CatalogToolset;
+}
+
+/** The service prefix of a prepared tool: its spec name is `<prefix>.<name>`, and neither part holds a dot. */
+function prefixOf(tool: PreparedTool): string {
+  return tool.specName.slice(0, tool.specName.indexOf('.'));
+}
+
+function selectorName(selection: Selection): string {
+  return selection.toolset ? `${selection.service.id}.${selection.toolset.name}` : selection.service.id;
+}
+
+/** The tools of `candidates` a selection holds, in their order. */
+function toolsOf(selection: Selection, candidates: readonly PreparedTool[]): PreparedTool[] {
+  const { service, toolset } = selection;
+  return candidates.filter(
+    (tool) => prefixOf(tool) === service.prefix && (!toolset || toolset.tools.has(tool.definition.name)),
+  );
+}
+
+/** A selector to show in messages: the first toolset of the catalog, or else its first service. */
+function exampleOf(catalog: readonly CatalogService[]): string {
+  const service = catalog.find((candidate) => candidate.toolsets.length > 0);
+  return service ? `${service.id}.${service.toolsets[0]!.name}` : (catalog[0]?.id ?? 'store');
+}
+
+/**
+ * Reads selectors (`store.records`, `store`, `records`; case ignored, blanks skipped) against the catalog, or
+ * throws a ToolSelectionError that names the closest selectors, saying where the list is (`hint`).
+ */
+function parseSelectors(
+  raw: readonly string[],
+  catalog: readonly CatalogService[],
+  source: string,
+  example: string,
+  hint: string,
+): Selection[] {
+  const wanted = raw.map((selector) => selector.trim().toLowerCase()).filter(Boolean);
+  if (wanted.length === 0) {
+    const names = `${source} names no toolset`;
+    throw new ToolSelectionError(
+      `${names[0]!.toUpperCase()}${names.slice(1)}. Give at least one, comma-separated (e.g. ${example}). ${hint}`,
+    );
+  }
+  return wanted.map((selector) => {
+    const dot = selector.indexOf('.');
+    const serviceId = dot < 0 ? selector : selector.slice(0, dot);
+    const service = catalog.find((candidate) => candidate.id === serviceId);
+    if (dot < 0 && service) return { service };
+    if (dot >= 0 && service) {
+      const toolset = service.toolsets.find((candidate) => candidate.name === selector.slice(dot + 1));
+      if (toolset) return { service, toolset };
+    }
+    if (dot < 0) {
+      const holders = catalog.flatMap((candidate) =>
+        candidate.toolsets
+          .filter((toolset) => toolset.name === selector)
+          .map((toolset) => ({ service: candidate, toolset })),
+      );
+      if (holders.length === 1) return holders[0]!;
+      if (holders.length > 1) {
+        throw new ToolSelectionError(
+          `"${selector}" in ${source} is a toolset of several services (${holders.map(selectorName).join(', ')}); give it with its service.`,
+        );
+      }
+    }
+    const close = closestSelectors(selector, catalog);
+    throw new ToolSelectionError(
+      `Unknown toolset "${selector}" in ${source}. ` +
+        (close.length > 0
+          ? `Closest: ${close.join(', ')}. `
+          : `Toolsets look like ${example} (or a service alone: ${catalog.map((candidate) => candidate.id).join(', ')}). `) +
+        hint,
+    );
+  });
+}
+
+/** The selectors a mistyped one most likely meant, best first: those holding it, then those a few edits away. */
+function closestSelectors(selector: string, catalog: readonly CatalogService[]): string[] {
+  const names = catalog.flatMap((service) => [
+    { name: service.id, part: service.id },
+    ...service.toolsets.map((toolset) => ({ name: `${service.id}.${toolset.name}`, part: toolset.name })),
+  ]);
+  const bare = selector.slice(selector.indexOf('.') + 1);
+  const maxEdits = Math.max(2, Math.floor(selector.length / 3));
+  return names
+    .map(({ name, part }) => ({
+      name,
+      contains: bare.length >= 3 && (part.includes(bare) || bare.includes(part)),
+      edits: Math.min(distance(selector, name), distance(bare, part)),
+    }))
+    .filter((scored) => scored.contains || scored.edits <= maxEdits)
+    .sort((a, b) => Number(b.contains) - Number(a.contains) || a.edits - b.edits)
+    .slice(0, 3)
+    .map((scored) => scored.name);
+}
+
+/** A toolset (or service) of a tool set with at least one served tool. */
+export interface ServedToolset {
+  /** The selector: `store.records`. */
+  name: string;
+  description: string;
+  /** Served names, in the set's order. */
+  tools: readonly string[];
+}
+
+/** The toolsets `toolSet` serves something of, in service and table order: what `/mcp/<toolset>` may name. */
+export function servedToolsets(toolSet: ToolSet): ServedToolset[] {
+  return (toolSet.catalog ?? []).flatMap((service) =>
+    service.toolsets.flatMap((toolset) => {
+      const tools = toolsOf({ service, toolset }, toolSet.tools).map((tool) => tool.name);
+      return tools.length > 0
+        ? [{ name: `${service.id}.${toolset.name}`, description: toolset.description, tools }]
+        : [];
+    }),
+  );
+}
+
+/** A validated choice of toolsets within a tool set: a canonical key (for caches) and the tools it serves. */
+export interface ToolsetChoice {
+  /** The selectors resolved, deduplicated, in service and table order: equal for equal choices. */
+  key: string;
+  tools: readonly PreparedTool[];
+}
+
+/**
+ * Resolves selectors (an HTTP path's `store.records,store.comments`) within what `toolSet` serves. Throws a
+ * ToolSelectionError for an unknown selector or one that names nothing this set serves (left out by the
+ * process's --toolsets, --tools or --read-only), naming the toolsets it does serve.
+ */
+export function chooseToolsets(
+  toolSet: ToolSet,
+  selectors: readonly string[],
+  source: string,
+): ToolsetChoice {
+  const catalog = toolSet.catalog;
+  if (!catalog) throw new ToolSelectionError('This tool set is a view of another and has no toolsets.');
+  const served = servedToolsets(toolSet).map((toolset) => toolset.name);
+  const services = catalog
+    .filter((service) => toolSet.tools.some((tool) => prefixOf(tool) === service.prefix))
+    .map((service) => service.id);
+  const hint =
+    served.length > 0
+      ? `This server's toolsets: ${served.join(', ')} (or a whole service: ${services.join(', ')}).`
+      : `This server has no toolsets; select a whole service: ${services.join(', ')}.`;
+  const selections = parseSelectors(selectors, catalog, source, served[0] ?? services[0] ?? '', hint);
+  const keep = new Set<PreparedTool>();
+  for (const selection of selections) {
+    const chosen = toolsOf(selection, toolSet.tools);
+    if (chosen.length === 0) {
+      throw new ToolSelectionError(`${selectorName(selection)} is not served by this server. ${hint}`);
+    }
+    for (const tool of chosen) keep.add(tool);
+  }
+  const order = (selection: Selection) =>
+    catalog.indexOf(selection.service) * 1000 +
+    (selection.toolset ? selection.service.toolsets.indexOf(selection.toolset) + 1 : 0);
+  const key = [...new Set(selections.sort((a, b) => order(a) - order(b)).map(selectorName))].join(',');
+  return { key, tools: toolSet.tools.filter((tool) => keep.has(tool)) };
+}
+
+/** `toolSet` narrowed to a choice made by chooseToolsets: the same prepared tools, nothing built again. */
+export function narrowToolSet(toolSet: ToolSet, choice: ToolsetChoice): ToolSet {
+  return withTools(toolSet, choice.tools);
 }
 
 /** A tools/list entry with the tool names in its texts (description, parameter descriptions) rewritten. */
@@ -184,27 +439,69 @@ function listEntry(name: string, definition: ToolDefinition<unknown>): Tool {
   delete inputSchema.$schema;
   return {
     name,
-    title: definition.title,
+    // A title made only of the name's own words ("List issues" for ListIssues, "Delete base" for DeleteStoreBase)
+    // tells a model nothing the name does not, and every tools/list pays for it; MCP clients show the name when
+    // there is no title. Titles that add a word are published. The definition keeps its title (docs, search).
+    ...(titleAddsNothing(definition.title, definition.name) ? {} : { title: definition.title }),
     description: definition.description,
     inputSchema: compactSchema(inputSchema) as Tool['inputSchema'],
     // The title is given once, at the top level; repeating it in the annotations costs tokens for nothing.
-    annotations: { ...definition.hints },
+    annotations: publishedHints(definition.hints),
   };
 }
 
+/** Whether every word of `title`, articles and case aside, is a word of the tool name `name` (camel case). */
+export function titleAddsNothing(title: string, name: string): boolean {
+  const nameWords = new Set(
+    name.match(/[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+/g)?.map((word) => word.toLowerCase()),
+  );
+  return title
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter((word) => word && !ARTICLES.has(word))
+    .every((word) => nameWords.has(word));
+}
+
+const ARTICLES = new Set(['a', 'an', 'the']);
+
+/** Keywords whose value is a schema, or a list of schemas, that compactSchema walks into. */
+const SUBSCHEMA = new Set(['items', 'anyOf', 'oneOf', 'allOf', 'not', 'prefixItems', 'additionalProperties']);
+/** Keywords whose value maps names to schemas (the names themselves are data, never keywords). */
+const SCHEMA_MAP = new Set(['properties', 'patternProperties', '$defs']);
+
 /**
- * Drops what a model does not need from a published schema. zod spells `format: "date-time"` out as a
- * 400-character regular expression as well; the format says the same, and the arguments are still validated
- * by zod, with its exact rules, when the tool is called.
+ * Drops what a model does not need from a published schema: every tools/list is paid for in every turn of every
+ * agent. The arguments are still validated by zod, with its exact rules, when the tool is called, and a
+ * violation of a rule left out here comes back as a tool error naming the parameter and the fix. Left out:
+ * - `pattern` beside a `format`: zod spells `format: "date-time"` out as a 400-character regular expression too;
+ * - `minLength: 1`: an empty identifier or text is refused with "must not be empty";
+ * - `additionalProperties: false`: an unknown parameter is refused as "unknown parameter", with the closest
+ *   name when there is one, which helps a model more than a schema keyword it may not read;
+ * - bounds that only restate the type: `maximum: 9007199254740991` (and the negative `minimum`) that
+ *   `z.int()` adds, `propertyNames: {type: "string"}` and `additionalProperties: {}` of a free-form object;
+ * - `exclusiveMinimum: 0` of a positive integer becomes the plainer `minimum: 1`.
  */
 function compactSchema(schema: unknown): unknown {
   if (Array.isArray(schema)) return schema.map(compactSchema);
   if (!schema || typeof schema !== 'object') return schema;
-  const out: Record<string, unknown> = {};
   const node = schema as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(node)) {
     if (key === 'pattern' && typeof node.format === 'string') continue;
-    out[key] = compactSchema(value);
+    if (key === 'minLength' && value === 1) continue;
+    if (key === 'additionalProperties' && (value === false || JSON.stringify(value) === '{}')) continue;
+    if (key === 'propertyNames' && JSON.stringify(value) === '{"type":"string"}') continue;
+    if (key === 'maximum' && typeof value === 'number' && value >= Number.MAX_SAFE_INTEGER) continue;
+    if (key === 'minimum' && typeof value === 'number' && value <= Number.MIN_SAFE_INTEGER) continue;
+    if (key === 'exclusiveMinimum' && node.type === 'integer' && typeof value === 'number') {
+      out.minimum = Math.floor(value) + 1;
+      continue;
+    }
+    if (SCHEMA_MAP.has(key) && value && typeof value === 'object') {
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, compactSchema(sub)]));
+    } else {
+      out[key] = SUBSCHEMA.has(key) ? compactSchema(value) : value;
+    }
   }
   return out;
 }

@@ -2,6 +2,9 @@
 // revisions (protocol.ts has the list) are accepted on both transports. Over HTTP every request gets a fresh, cheap
 // server (the tool list and schemas are prepared once in the ToolSet). What the SDK's entries leave unchecked is
 // checked here before them: stdio lines in stdio.ts, HTTP POSTs in checkMcpPost, socket limits in httpLimits.ts.
+// Over HTTP, `/mcp` serves the whole set and `/mcp/<toolsets>` (`/mcp/store.records,store.comments`) a subset of
+// it; `/mcp/discovery` and `/mcp/<toolsets>/discovery` serve the discovery mode over either; all behind the same
+// guards (docs/toolsets.md).
 
 import { timingSafeEqual } from 'node:crypto';
 import { serve as serveNode } from '@hono/node-server';
@@ -19,6 +22,7 @@ import {
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { Hono } from 'hono';
+import { discoveryToolSet } from './discovery.js';
 import { type HttpLimits, nodeServerOptions, resolveHttpLimits } from './httpLimits.js';
 import { log } from './log.js';
 import { createMcpServer, SERVER_NAME, SERVER_VERSION } from './mcpServer.js';
@@ -32,7 +36,13 @@ import {
 } from './protocol.js';
 import { GuardedStdioTransport } from './stdio.js';
 import type { Principal } from './tool.js';
-import type { ToolSet } from './toolset.js';
+import {
+  chooseToolsets,
+  narrowToolSet,
+  servedToolsets,
+  ToolSelectionError,
+  type ToolSet,
+} from './toolset.js';
 
 export function serveStdio(toolSet: ToolSet): { close(): Promise<void> } {
   return sdkServeStdio((ctx) => createMcpServer(toolSet, { era: ctx.era }), {
@@ -68,6 +78,11 @@ export interface HttpOptions {
   auth?: HttpAuthGate | ((boundUrl: URL) => HttpAuthGate | Promise<HttpAuthGate>);
   /** Socket limits (timeouts, connection cap); unset ones take DEFAULT_HTTP_LIMITS. */
   limits?: Partial<HttpLimits>;
+  /**
+   * `/mcp` serves the discovery mode of the set (`serve --discovery`), as `/mcp/discovery` always does. Give the
+   * set itself, not its discovery view, so that the toolset paths can still be cut from it.
+   */
+  discovery?: boolean;
 }
 
 export const MCP_PATH = '/mcp';
@@ -92,15 +107,101 @@ function sameCredential(presented: string | undefined, expected: string): boolea
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** At most this many subsets (`/mcp/<toolsets>`) are kept prepared; the least recently used goes first. */
+const MAX_CACHED_SUBSETS = 64;
+
+/** A Map that keeps its `limit` most recently used entries. */
+class RecentlyUsed<V> {
+  private readonly entries = new Map<string, V>();
+  constructor(private readonly limit: number) {}
+  get(key: string): V | undefined {
+    const value = this.entries.get(key);
+    if (value !== undefined) {
+      this.entries.delete(key);
+      this.entries.set(key, value);
+    }
+    return value;
+  }
+  set(key: string, value: V): void {
+    this.entries.delete(key);
+    this.entries.set(key, value);
+    if (this.entries.size > this.limit) this.entries.delete(this.entries.keys().next().value as string);
+  }
+}
+
+/** The last path segment that asks for the discovery mode (no toolset or service is named so: a test holds it). */
+export const DISCOVERY_SEGMENT = 'discovery';
+
+/**
+ * The tool set an MCP path serves: `/mcp` the whole set (its discovery view with `discovery`), `/mcp/<selectors>`
+ * the subset those toolsets hold, within what the process serves, and either followed by `/discovery` the
+ * discovery mode over it; a ToolSelectionError (answered 404) for any other path under `/mcp/`. Subsets are cut
+ * from the prepared tools and cached per normalised selection, and paths per spelling, both bounded.
+ */
+export function toolSetsByPath(
+  toolSet: ToolSet,
+  options: { discovery?: boolean } = {},
+): (pathname: string) => ToolSet | ToolSelectionError {
+  const byKey = new RecentlyUsed<ToolSet>(MAX_CACHED_SUBSETS);
+  const byPath = new RecentlyUsed<ToolSet>(MAX_CACHED_SUBSETS);
+  const notServed = (pathname: string) =>
+    new ToolSelectionError(
+      `${pathname} is not an MCP endpoint of this server. ${MCP_PATH} serves every tool, ${MCP_PATH}/<toolset>[,<toolset>...] some, and either followed by /${DISCOVERY_SEGMENT} the discovery mode. Toolsets: ${
+        servedToolsets(toolSet)
+          .map((toolset) => toolset.name)
+          .join(', ') || 'this server has no toolsets'
+      }.`,
+    );
+  return (pathname) => {
+    if (pathname === MCP_PATH) return options.discovery ? discoveryToolSet(toolSet) : toolSet;
+    const cached = byPath.get(pathname);
+    if (cached) return cached;
+    const segments = pathname.startsWith(`${MCP_PATH}/`)
+      ? pathname.slice(MCP_PATH.length + 1).split('/')
+      : [];
+    if (segments.length === 1 && segments[0] === DISCOVERY_SEGMENT) return discoveryToolSet(toolSet);
+    const discovery = segments.length === 2 && segments[1] === DISCOVERY_SEGMENT;
+    // One segment of comma-separated selectors, then `/discovery` or nothing; anything else is no endpoint.
+    if (segments.length === 0 || (segments.length === 2 && !discovery) || segments.length > 2) {
+      return notServed(pathname);
+    }
+    let selectors: string[];
+    try {
+      selectors = decodeURIComponent(segments[0]!).split(',');
+    } catch {
+      return notServed(pathname);
+    }
+    let choice: ReturnType<typeof chooseToolsets>;
+    try {
+      choice = chooseToolsets(toolSet, selectors, `the path ${pathname}`);
+    } catch (error) {
+      if (error instanceof ToolSelectionError) return error;
+      throw error;
+    }
+    const subset = byKey.get(choice.key) ?? narrowToolSet(toolSet, choice);
+    byKey.set(choice.key, subset);
+    // discoveryToolSet keeps one view (and its search index) per subset.
+    const served = discovery ? discoveryToolSet(subset) : subset;
+    byPath.set(pathname, served);
+    return served;
+  };
+}
+
 export function createHttpApp(
   toolSet: ToolSet,
   options: Omit<HttpOptions, 'auth'> & { auth?: HttpAuthGate } = {},
 ) {
   const gate = options.auth;
+  const toolSetFor = toolSetsByPath(toolSet, { discovery: options.discovery === true });
   const handler = createMcpHandler(
     (ctx) => {
       const principal = ctx.authInfo && gate?.principalOf ? gate.principalOf(ctx.authInfo) : undefined;
-      return createMcpServer(toolSet, { era: ctx.era, ...(principal ? { principal } : {}) });
+      // One handler serves every path: the request's own path says which set (the route has already refused
+      // paths that serve none). Without the request there is no telling, so nothing is served.
+      if (!ctx.requestInfo) throw new Error('The MCP handler was called without its HTTP request.');
+      const served = toolSetFor(new URL(ctx.requestInfo.url).pathname);
+      if (served instanceof ToolSelectionError) throw served;
+      return createMcpServer(served, { era: ctx.era, ...(principal ? { principal } : {}) });
     },
     {
       maxRequestBodySize: MAX_HTTP_REQUEST_BYTES,
@@ -122,32 +223,60 @@ export function createHttpApp(
       ...(checked.parsedBody !== undefined ? { parsedBody: checked.parsedBody } : {}),
     });
   };
+  /**
+   * Every guard of the MCP endpoints, the same for `/mcp` and each path under it: Host and Origin, then the
+   * static bearer token or the auth gate. The verified caller (with a gate), or the answer that refuses.
+   */
+  const guard = async (request: Request): Promise<Response | { authInfo?: AuthInfo }> => {
+    const rejected = refuseForeignHost(request);
+    if (rejected) return rejected;
+    if (
+      options.bearerToken &&
+      !sameCredential(request.headers.get('authorization') ?? undefined, `Bearer ${options.bearerToken}`)
+    ) {
+      return Response.json(
+        { error: 'unauthorized', error_description: 'A valid bearer token is required.' },
+        { status: 401, headers: { 'www-authenticate': 'Bearer' } },
+      );
+    }
+    if (!gate) return {};
+    const verified = await gate.authenticate(request);
+    // Told apart by shape: @hono/node-server may replace the global Response class the answer was made with.
+    return isAuthInfo(verified) ? { authInfo: verified } : verified;
+  };
   const app = new Hono();
   app.get(
     '/',
     (c) =>
       refuseForeignHost(c.req.raw) ??
-      c.json({ name: SERVER_NAME, version: SERVER_VERSION, mcp: MCP_PATH, tools: toolSet.tools.length }),
+      c.json({
+        name: SERVER_NAME,
+        version: SERVER_VERSION,
+        mcp: MCP_PATH,
+        discovery: `${MCP_PATH}/${DISCOVERY_SEGMENT}`,
+        tools: toolSet.tools.length,
+        toolsets: servedToolsets(toolSet).map((toolset) => ({
+          name: toolset.name,
+          path: `${MCP_PATH}/${toolset.name}`,
+          tools: toolset.tools.length,
+        })),
+      }),
   );
   gate?.mount?.(app);
   app.all(MCP_PATH, async (c) => {
-    const rejected = refuseForeignHost(c.req.raw);
-    if (rejected) return rejected;
-    if (
-      options.bearerToken &&
-      !sameCredential(c.req.header('authorization'), `Bearer ${options.bearerToken}`)
-    ) {
-      return c.json({ error: 'unauthorized', error_description: 'A valid bearer token is required.' }, 401, {
-        'www-authenticate': 'Bearer',
-      });
+    const guarded = await guard(c.req.raw);
+    if (guarded instanceof Response) return guarded;
+    return serveMcp(c.req.raw, guarded.authInfo);
+  });
+  app.all(`${MCP_PATH}/*`, async (c) => {
+    // Guarded first: who may not use the server learns nothing of its paths either.
+    const guarded = await guard(c.req.raw);
+    if (guarded instanceof Response) return guarded;
+    const served = toolSetFor(new URL(c.req.url).pathname);
+    if (served instanceof ToolSelectionError) {
+      return c.json({ error: 'not_found', error_description: served.message }, 404);
     }
-    if (gate) {
-      const verified = await gate.authenticate(c.req.raw);
-      // Told apart by shape: @hono/node-server may replace the global Response class the answer was made with.
-      if (!isAuthInfo(verified)) return verified;
-      return serveMcp(c.req.raw, verified);
-    }
-    return serveMcp(c.req.raw);
+    return serveMcp(c.req.raw, guarded.authInfo);
   });
   return { app, close: () => handler.close() };
 }

@@ -150,7 +150,7 @@ describe('argument errors quote what was given, and request_body takes an object
         expect(properties.mode.enum, tool.name).toEqual(['get_request_schema', 'execute']);
         expect(properties.request_body, tool.name).toEqual({
           type: 'string',
-          description: 'JSON body, required for execute; get_request_schema returns its schema',
+          description: 'JSON; get_request_schema first',
         });
       }
     }

@@ -3,6 +3,7 @@
 // (as in CI), a second test reads the spec table itself and checks the transcription.
 
 import { describe, expect, it } from 'vitest';
+import { effectiveHints, MCP_DEFAULT_HINTS } from '../../src/runtime/hints.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { createIssueDeskRuntime } from '../../src/services/issuedesk/service.js';
 import {
@@ -95,16 +96,24 @@ describe('IssueDesk inventory', () => {
     }
   });
 
-  it('WhoAmI is readOnlyHint and openWorldHint true, and every tool sets all four hints', () => {
-    expect(toolSet.byName.get('IssueDesk.WhoAmI')!.listEntry.annotations).toMatchObject({
-      readOnlyHint: true,
-      openWorldHint: true,
-    });
+  it('WhoAmI is readOnlyHint and openWorldHint true; every tool publishes only hints that differ from the defaults', () => {
+    const whoAmI = toolSet.byName.get('IssueDesk.WhoAmI')!.listEntry.annotations;
+    // openWorldHint true is MCP's default, so a client reads it from its absence.
+    expect(whoAmI).toEqual({ readOnlyHint: true });
+    expect(effectiveHints(whoAmI)).toMatchObject({ readOnlyHint: true, openWorldHint: true });
     for (const tool of toolSet.tools) {
-      const hints = tool.listEntry.annotations!;
-      for (const key of ['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const) {
-        expect(typeof hints[key], `${tool.name}.${key}`).toBe('boolean');
+      const published = tool.listEntry.annotations ?? {};
+      for (const [key, value] of Object.entries(published)) {
+        expect(value, `${tool.name}.${key}`).not.toBe(
+          MCP_DEFAULT_HINTS[key as keyof typeof MCP_DEFAULT_HINTS],
+        );
       }
+      // Every hint the definition sets is what a client reads (destructive and idempotent aside on reads).
+      const read = effectiveHints(published);
+      const keys = tool.definition.hints.readOnlyHint
+        ? (['readOnlyHint', 'openWorldHint'] as const)
+        : (['readOnlyHint', 'destructiveHint', 'idempotentHint', 'openWorldHint'] as const);
+      for (const key of keys) expect(read[key], `${tool.name}.${key}`).toBe(tool.definition.hints[key]);
     }
   });
 

@@ -3,6 +3,7 @@
 // below; when the spec sits beside the repository, a second test reads its table and checks the transcription.
 
 import { describe, expect, it } from 'vitest';
+import { effectiveHints } from '../../src/runtime/hints.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { createMessagingRuntime } from '../../src/services/messaging/service.js';
 import {
@@ -80,8 +81,11 @@ describe('MessagingTrackApi inventory', () => {
   }
 
   it('annotations are set deliberately: reads, deletions and irreversible changes', () => {
-    const hints = (name: string) => toolSet.byName.get(`MessagingTrackApi.${name}`)!.listEntry.annotations!;
-    expect(hints('GetTrackApiRegion')).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+    const published = (name: string) =>
+      toolSet.byName.get(`MessagingTrackApi.${name}`)!.listEntry.annotations;
+    // As a client reads them: a hint left out is MCP's default.
+    const hints = (name: string) => effectiveHints(published(name));
+    expect(published('GetTrackApiRegion')).toEqual({ readOnlyHint: true });
     for (const name of [
       'DeleteCustomer',
       'SuppressCustomerProfile',
@@ -100,7 +104,9 @@ describe('MessagingTrackApi inventory', () => {
     ]) {
       expect(hints(name), name).toMatchObject({ destructiveHint: false, idempotentHint: false });
     }
-    for (const tool of toolSet.tools) expect(tool.listEntry.annotations?.openWorldHint, tool.name).toBe(true);
+    for (const tool of toolSet.tools) {
+      expect(effectiveHints(tool.listEntry.annotations).openWorldHint, tool.name).toBe(true);
+    }
   });
 
   it.runIf(specAvailable('messaging-track.md'))(

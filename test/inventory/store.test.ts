@@ -5,6 +5,7 @@
 
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { effectiveHints } from '../../src/runtime/hints.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { createStoreRuntime } from '../../src/services/store/service.js';
 import { type ExpectedParams, expectToolInput, specAvailable, specPath } from './specTable.js';
@@ -293,7 +294,9 @@ describe('StoreApi inventory', () => {
   }
 
   it('annotations: reads are read-only; deletes and replacing writes are destructive', () => {
-    const hints = (name: string) => toolSet.byName.get(`StoreApi.${name}`)!.listEntry.annotations!;
+    const published = (name: string) => toolSet.byName.get(`StoreApi.${name}`)!.listEntry.annotations;
+    // As a client reads them: a hint left out is MCP's default.
+    const hints = (name: string) => effectiveHints(published(name));
     for (const name of [
       'ListStoreRecords',
       'StoreGetRecord',
@@ -304,7 +307,8 @@ describe('StoreApi inventory', () => {
       'GetWorkspaceCollaborators',
       'ReadBulkTableRecords',
     ]) {
-      expect(hints(name), name).toMatchObject({ readOnlyHint: true, destructiveHint: false });
+      // destructiveHint and idempotentHint mean nothing on a read-only tool, so they are not published.
+      expect(published(name), name).toEqual({ readOnlyHint: true });
     }
     for (const name of [
       'DeleteStoreBase',

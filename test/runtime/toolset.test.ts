@@ -191,10 +191,11 @@ describe('buildToolSet: name styles', () => {
 describe('buildToolSet: tools/list entries', () => {
   const entry = buildToolSet([alpha, beta]).byName.get('Alpha.ListThings')!.listEntry;
 
-  it('hold name, title, description, the input JSON Schema and the four annotations', () => {
+  it('hold name, title, description, the input JSON Schema and the annotations that differ from the defaults', () => {
     expect(Object.keys(entry)).toEqual(['name', 'title', 'description', 'inputSchema', 'annotations']);
     expect(entry.title).toBe('ListThings title');
-    expect(entry.annotations).toEqual(READ_ONLY);
+    // READ_ONLY: destructive and idempotent mean nothing on a read, and openWorldHint true is the default.
+    expect(entry.annotations).toEqual({ readOnlyHint: true });
     expect(entry.inputSchema.type).toBe('object');
   });
 

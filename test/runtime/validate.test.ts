@@ -345,9 +345,7 @@ describe('request_body: JSON text or the body itself', () => {
       required?: string[];
     };
     expect(published.properties.request_body!.type).toBe('string');
-    expect(published.properties.request_body!.description).toMatch(
-      /execute.*get_request_schema returns its schema/,
-    );
+    expect(published.properties.request_body!.description).toMatch(/JSON.*get_request_schema first/);
     expect(published.required).toEqual(['mode']);
   });
 });

@@ -6,12 +6,12 @@ import { commonEmulatorOptions, emulatorCredential, type ServiceEntry } from '..
 import { DEFAULT_BASE_URL, IssueDeskClient, TOKEN_ENV } from './client.js';
 import type { IssueDeskContext } from './resolve.js';
 import { ISSUEDESK_TOOLS } from './tools.js';
+import { ISSUEDESK_TOOLSETS } from './toolsets.js';
 
 export const ISSUEDESK_INSTRUCTIONS = `IssueDesk (customer-support issue desk: issues, contacts, users, teams).
-- Find issues with IssueDesk.SearchIssues (keywords; words are ANDed, also OR, NOT or -word, "phrase", parentheses) or IssueDesk.ListIssues (time window and filters).
-- lookup_by "id" takes an issue ID or number (or a user/team ID); "search" ranks recent issues by keywords; "name" fuzzy-matches names.
-- If a lookup is not certain, the tool changes nothing and returns status "needs_confirmation" with candidates, each with a ready next_call to make. auto_accept_matches true accepts a clear best match (confidence >= 0.8 and 0.15 ahead of the next). Exact matches always act.
-- Lists page with next_cursor: pass it as cursor. AddMessage adds internal notes, never customer-visible replies.`;
+- Find issues with IssueDesk.SearchIssues (keywords are ANDed; also OR, NOT or -word, "phrase", parentheses) or IssueDesk.ListIssues (time window, filters).
+- An uncertain lookup changes nothing: it returns status "needs_confirmation" with candidates, each with a ready next_call. auto_accept_matches true accepts a clear best match (confidence >= 0.8, 0.15 ahead of the next); exact matches always act.
+- Lists page with next_cursor: pass it as cursor.`;
 
 export const ISSUEDESK: ServiceDefinition<IssueDeskContext> = {
   id: 'issuedesk',
@@ -19,6 +19,7 @@ export const ISSUEDESK: ServiceDefinition<IssueDeskContext> = {
   title: 'IssueDesk',
   instructions: ISSUEDESK_INSTRUCTIONS,
   tools: ISSUEDESK_TOOLS,
+  toolsets: ISSUEDESK_TOOLSETS,
 };
 
 export interface IssueDeskConfig {

@@ -41,12 +41,14 @@ const state = z
     z.enum(BUILTIN_STATES),
     z.string().regex(/^[a-z][a-z0-9_]*$/, 'a status slug: lowercase letters, digits, _'),
   ])
-  .describe('new, waiting_on_you, waiting_on_customer, on_hold, closed, or a custom status slug');
-const autoAccept = z.boolean().default(false).describe('Act on a clear best match instead of asking');
-const cursor = z.string().min(1).optional().describe('next_cursor from the previous page');
-const issueLookupBy = z
-  .enum(['id', 'search'])
-  .describe('id: value is an issue ID or number; search: keywords');
+  .describe('Or a custom status slug');
+// The name says it; the instructions give the threshold, once.
+const autoAccept = z.boolean().default(false);
+// The name says it, and the result's next_cursor says what to pass (the instructions too).
+const cursor = z.string().min(1).optional();
+const issueLookupBy = z.enum(['id', 'search']).describe('id: an issue ID or number; search: keywords');
+// What the value is, its lookup_by parameter says.
+const issueValue = z.string().min(1);
 const rfc3339 = z.iso.datetime({ offset: true });
 
 const tool = toolsFor<IssueDeskContext>();
@@ -60,7 +62,7 @@ const LIST_PAGE_SIZE = 100;
 const whoAmI = endpointTool({
   name: 'WhoAmI',
   title: 'Who am I',
-  description: 'The organization behind the configured API token; a cheap connection check.',
+  description: "The token's organization; a cheap connection check.",
   input: z.strictObject({}),
   hints: READ_ONLY,
   endpoint: { operation: ISSUEDESK_OPERATIONS.GetMe },
@@ -79,15 +81,14 @@ const whoAmI = endpointTool({
 const listIssues = tool.define({
   name: 'ListIssues',
   title: 'List issues',
-  description:
-    'Issues created in a time window (default: last 7 days), newest first, filtered by state, assignee, team and tags (all required). Page with next_cursor.',
+  description: 'Issues created in a time window, newest first, matching all filters given.',
   input: z.strictObject({
     state: state.optional(),
     assignee_id: z.string().min(1).optional(),
     team_id: z.string().min(1).optional(),
-    tags: z.array(z.string().min(1)).optional().describe('Issues must carry all of these tags'),
-    start_time: rfc3339.optional().describe('RFC 3339; default 7 days before end_time'),
-    end_time: rfc3339.optional().describe('RFC 3339; default now'),
+    tags: z.array(z.string().min(1)).optional().describe('Issue has all of these'),
+    start_time: rfc3339.optional().describe('Default: 7 days before end_time'),
+    end_time: rfc3339.optional().describe('Default: now'),
     cursor,
   }),
   hints: READ_ONLY,
@@ -159,10 +160,10 @@ const listIssues = tool.define({
 const getIssue = tool.define({
   name: 'GetIssue',
   title: 'Get issue',
-  description: 'One issue with its body as plain text, by ID/number or by the best keyword-search match.',
+  description: 'One issue, body as plain text, by ID/number or best search match.',
   input: z.strictObject({
     lookup_by: issueLookupBy,
-    value: z.string().min(1).describe('Issue ID or number, or search keywords'),
+    value: issueValue,
     auto_accept_matches: autoAccept,
   }),
   hints: READ_ONLY,
@@ -181,7 +182,7 @@ const getIssue = tool.define({
 const searchIssues = tool.define({
   name: 'SearchIssues',
   title: 'Search issues',
-  description: `Ranks issues of the last ${SEARCH_WINDOW_DAYS} days by keywords (BM25, title and body). A clear best match comes in full as \`accepted\` when auto_accept_matches is true.`,
+  description: `Ranks issues of the last ${SEARCH_WINDOW_DAYS} days by keywords; an accepted match comes in full.`,
   input: z.strictObject({
     query: z.string().min(1).describe('e.g. sso login, (saml OR okta) -resolved, "export timeout"'),
     auto_accept_matches: autoAccept,
@@ -207,10 +208,10 @@ const searchIssues = tool.define({
 const assignIssue = tool.define({
   name: 'AssignIssue',
   title: 'Assign issue',
-  description: 'Assigns an issue (by ID/number or search) to a user (by ID or fuzzy name).',
+  description: 'Assigns an issue (by ID/number or search) to a user (by ID or name).',
   input: z.strictObject({
     issue_lookup_by: issueLookupBy,
-    issue_value: z.string().min(1).describe('Issue ID or number, or search keywords'),
+    issue_value: issueValue,
     user_lookup_by: z
       .enum(['id', 'name'])
       .describe('id: user_value is a user ID; name: a (partial) name or email'),
@@ -241,7 +242,7 @@ const updateIssueStatus = tool.define({
   input: z.strictObject({
     state,
     lookup_by: issueLookupBy,
-    value: z.string().min(1).describe('Issue ID or number, or search keywords'),
+    value: issueValue,
     auto_accept_matches: autoAccept,
   }),
   hints: UPDATE,
@@ -264,7 +265,7 @@ const addMessage = tool.define({
   description: 'Adds an internal note to an issue; the customer does not see it.',
   input: z.strictObject({
     issue_id: z.string().min(1).describe('Issue ID or number'),
-    body: z.string().trim().min(1).describe('Note text; plain text unless as_html'),
+    body: z.string().trim().min(1).describe('Plain text unless as_html'),
     as_html: z.boolean().default(false).describe('body is already HTML'),
   }),
   hints: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: true },
@@ -278,7 +279,7 @@ const addMessage = tool.define({
 const listContacts = endpointTool({
   name: 'ListContacts',
   title: 'List contacts',
-  description: 'Contacts (customers) in pages of 100; page with next_cursor.',
+  description: 'Contacts (customers), 100 per page.',
   input: z.strictObject({ cursor }),
   hints: READ_ONLY,
   endpoint: { operation: ISSUEDESK_OPERATIONS.GetContacts, query: { cursor: 'cursor' } },
@@ -289,8 +290,7 @@ const listContacts = endpointTool({
 const searchContacts = tool.define({
   name: 'SearchContacts',
   title: 'Search contacts',
-  description:
-    'Contacts by email (whole or part, when the query has @) or fuzzy name, best first, scored 0-1; `accepted` holds a clear best match when auto_accept_matches is true.',
+  description: 'Contacts by email (a query with @, whole or part) or fuzzy name, best first.',
   input: z.strictObject({
     query: z.string().trim().min(1).describe('Name, partial name, or email'),
     auto_accept_matches: autoAccept,
@@ -315,10 +315,10 @@ const searchContacts = tool.define({
 const listUsers = endpointTool({
   name: 'ListUsers',
   title: 'List users',
-  description: 'Users (agents) of the workspace with their IDs; page with next_cursor.',
+  description: 'Users (agents) of the workspace, with their IDs.',
   input: z.strictObject({
     cursor,
-    limit: z.number().int().min(1).max(100).default(20).describe('Users per page, 1-100'),
+    limit: z.number().int().min(1).max(100).default(20),
   }),
   hints: READ_ONLY,
   endpoint: { operation: ISSUEDESK_OPERATIONS.GetUsers, query: { cursor: 'cursor', limit: 'limit' } },
@@ -329,10 +329,9 @@ const listUsers = endpointTool({
 const searchUsers = tool.define({
   name: 'SearchUsers',
   title: 'Search users',
-  description:
-    'Users by fuzzy name, partial name or email, best first, scored 0-1; `accepted` holds a clear best match when auto_accept_matches is true.',
+  description: 'Users by fuzzy name, partial name or email, best first.',
   input: z.strictObject({
-    query: z.string().trim().min(1).describe('Name or partial name'),
+    query: z.string().trim().min(1).describe('Name, partial name, or email'),
     auto_accept_matches: autoAccept,
   }),
   hints: READ_ONLY,
@@ -352,7 +351,7 @@ const searchUsers = tool.define({
 const listTeams = endpointTool({
   name: 'ListTeams',
   title: 'List teams',
-  description: 'Teams with their IDs and member counts; page with next_cursor.',
+  description: 'Teams with their IDs and member counts.',
   input: z.strictObject({ cursor }),
   hints: READ_ONLY,
   endpoint: { operation: ISSUEDESK_OPERATIONS.GetTeams, query: { cursor: 'cursor' } },
@@ -363,7 +362,7 @@ const listTeams = endpointTool({
 const getTeamAndAssignment = tool.define({
   name: 'GetTeamAndAssignment',
   title: 'Get team and members',
-  description: 'One team (by ID or fuzzy name) with its members, for assigning issues.',
+  description: 'One team (by ID or fuzzy name) with its members.',
   input: z.strictObject({
     lookup_by: z.enum(['id', 'name']).describe('id: value is a team ID; name: a (partial) team name'),
     value: z.string().min(1),

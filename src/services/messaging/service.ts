@@ -3,13 +3,20 @@
 
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
 import { commonEmulatorOptions, emulatorCredential, type ServiceEntry } from '../serviceEntry.js';
-import { API_KEY_ENV, MessagingClient, type RegionSetting, SITE_ID_ENV } from './client.js';
+import {
+  API_KEY_ENV,
+  MessagingClient,
+  type MessagingClientOptions,
+  type RegionSetting,
+  SITE_ID_ENV,
+} from './client.js';
 import { MESSAGING_TOOLS, type MessagingContext } from './tools.js';
+import { MESSAGING_TOOLSETS } from './toolsets.js';
 
-export const MESSAGING_INSTRUCTIONS = `MessagingTrackApi (customer-messaging tracking API: people, devices, events, forms, segments, objects, batches). Tools mirror the upstream endpoints one to one.
-- Tools with mode and request_body: call with mode "get_request_schema" first to get the body's JSON Schema (with examples), then mode "execute" with request_body as JSON text. Bodies are checked before sending; nothing invalid is sent.
-- People are identified by id, email, or internal id written msg_<id> (request bodies use the upstream name cio_id). Which ones work depends on workspace settings.
-- Success without data returns {"success": true}. Suppress, delete and merge cannot be undone.`;
+export const MESSAGING_INSTRUCTIONS = `MessagingTrackApi (customer-messaging tracking API: people, devices, events, forms, segments, objects, batches).
+- Tools with mode: first call mode "get_request_schema" for the body's JSON Schema (with examples), then "execute" with request_body as JSON text, checked before sending.
+- People are identified by id, email, or internal id written msg_<id> (cio_id in request bodies); which work depends on workspace settings.
+- Suppress, delete and merge cannot be undone.`;
 
 export const MESSAGING: ServiceDefinition<MessagingContext> = {
   id: 'messaging',
@@ -17,16 +24,11 @@ export const MESSAGING: ServiceDefinition<MessagingContext> = {
   title: 'MessagingTrackApi',
   instructions: MESSAGING_INSTRUCTIONS,
   tools: MESSAGING_TOOLS,
+  toolsets: MESSAGING_TOOLSETS,
 };
 
-export interface MessagingConfig {
-  region: RegionSetting;
-  baseUrl?: string;
-  siteId: () => string | undefined;
-  apiKey: () => string | undefined;
-  clientRateLimits?: boolean;
-  timeoutMs?: number;
-}
+/** The client's options as configuration gives them (a fetch of their own is for tests that build a client). */
+export type MessagingConfig = Omit<MessagingClientOptions, 'fetch'>;
 
 const REGIONS: readonly RegionSetting[] = ['us', 'eu', 'auto'];
 

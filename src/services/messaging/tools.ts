@@ -32,7 +32,7 @@ function toUpstreamIdType(value: unknown): string {
 }
 
 const person = (description: string) => z.string().min(1).describe(description);
-const PERSON = 'Person: id, email, or msg_ internal id.';
+const PERSON = 'id, email, or msg_<id>';
 const idType = z.enum(['id', 'email', 'msg_id']).default('id');
 
 const client = (ctx: MessagingContext) => ctx.track.client();
@@ -73,7 +73,7 @@ const tools = [
   endpointTool({
     name: 'GetTrackApiRegion',
     title: 'Get tracking region',
-    description: 'Region and address that belong to the credentials.',
+    description: "The credentials' region and API address.",
     input: z.object({}),
     hints: READ_ONLY,
     endpoint: { operation: MESSAGING_OPERATIONS.getRegion },
@@ -86,10 +86,10 @@ const tools = [
   }),
   endpointTool({
     name: 'UpdateOrAddPerson',
-    title: 'Add or update a person',
+    title: 'Add or update person',
     description: 'Add or update a person and their attributes.',
     input: z.object({
-      person_identifier: person(`${PERSON} Use msg_ to change a set id or email.`).optional(),
+      person_identifier: person(`${PERSON}; msg_<id> to change id or email`).optional(),
     }),
     requestBody: MESSAGING_BODIES.identify,
     hints: UPDATE,
@@ -102,7 +102,7 @@ const tools = [
   }),
   endpointTool({
     name: 'DeleteCustomer',
-    title: 'Delete a person',
+    title: 'Delete person',
     description: 'Delete a person and all their data.',
     input: z.object({ customer_identifier: person(PERSON) }),
     hints: DESTROY,
@@ -115,7 +115,7 @@ const tools = [
   }),
   endpointTool({
     name: 'AddDeviceToCustomerProfile',
-    title: 'Add or update a device',
+    title: 'Add or update device',
     description: "Add or update a device on a person's profile.",
     input: z.object({ unique_person_identifier: person(PERSON).optional() }),
     requestBody: MESSAGING_BODIES.device,
@@ -129,11 +129,11 @@ const tools = [
   }),
   endpointTool({
     name: 'RemoveCustomerDevice',
-    title: 'Remove a device',
+    title: 'Remove device',
     description: "Remove a device from a person's profile.",
     input: z.object({
       customer_identifier: person(PERSON),
-      device_unique_id: z.string().min(1).describe('Device token.'),
+      device_unique_id: z.string().min(1).describe('Device token'),
     }),
     hints: DESTROY,
     endpoint: {
@@ -145,7 +145,7 @@ const tools = [
   }),
   endpointTool({
     name: 'SuppressCustomerProfile',
-    title: 'Suppress a person',
+    title: 'Suppress person',
     description: 'Permanently delete a person and block their identifiers until unsuppressed.',
     input: z.object({ unique_person_identifier: person(PERSON) }),
     hints: DESTROY,
@@ -159,7 +159,7 @@ const tools = [
   }),
   endpointTool({
     name: 'UnsuppressCustomerProfile',
-    title: 'Unsuppress a person',
+    title: 'Unsuppress person',
     description: 'Unblock suppressed identifiers; the deleted profile is not restored.',
     input: z.object({ customer_identifier: person(PERSON) }),
     hints: UPDATE,
@@ -176,11 +176,9 @@ const tools = [
     title: 'Global unsubscribe',
     description: 'Globally unsubscribe the recipient of a delivery.',
     input: z.object({
-      delivery_id_for_unsubscription: z.string().min(1).describe('The delivery the request comes from.'),
-      set_unsubscribed_attribute: z
-        .boolean()
-        .optional()
-        .describe("true sets the person's unsubscribed attribute, attributed to the delivery."),
+      // The names say what these are.
+      delivery_id_for_unsubscription: z.string().min(1),
+      set_unsubscribed_attribute: z.boolean().optional(),
     }),
     hints: UPDATE,
     endpoint: {
@@ -196,7 +194,7 @@ const tools = [
   }),
   endpointTool({
     name: 'SendCustomerEvent',
-    title: 'Send an event',
+    title: 'Send event',
     description: 'Send an event (or page or screen view) for a person.',
     input: z.object({ customer_identifier: person(PERSON).optional() }),
     requestBody: MESSAGING_BODIES.event,
@@ -223,7 +221,7 @@ const tools = [
     title: 'Submit a form response',
     description: 'Record a form response; an unknown form id creates the form.',
     input: z.object({
-      form_identifier: z.string().min(1).optional().describe('Form id; pick a traceable value.'),
+      form_identifier: z.string().min(1).optional().describe('Form id; any traceable value'),
     }),
     requestBody: MESSAGING_BODIES.form,
     hints: CREATE,
@@ -245,8 +243,8 @@ const tools = [
   }),
   endpointTool({
     name: 'ReportCustomMetrics',
-    title: 'Report a delivery metric',
-    description: 'Report a metric for a delivery from a channel the platform does not track.',
+    title: 'Report delivery metric',
+    description: 'Report a delivery metric from a channel the platform does not track.',
     input: z.object({}),
     requestBody: MESSAGING_BODIES.metrics,
     hints: CREATE,
@@ -258,8 +256,8 @@ const tools = [
     title: 'Add people to a segment',
     description: 'Add people to a manual segment.',
     input: z.object({
-      segment_identifier: z.int().positive().optional().describe('Manual segment id.'),
-      identifier_type: idType.describe('What request_body ids are.'),
+      segment_identifier: z.int().positive().optional(),
+      identifier_type: idType.describe('What request_body ids are'),
     }),
     requestBody: MESSAGING_BODIES.segmentMembers,
     hints: UPDATE,
@@ -277,8 +275,8 @@ const tools = [
     title: 'Remove people from a segment',
     description: 'Remove people from a manual segment.',
     input: z.object({
-      segment_identifier: z.int().positive().optional().describe('Manual segment id.'),
-      identification_type: idType.describe('What request_body ids are.'),
+      segment_identifier: z.int().positive().optional(),
+      identification_type: idType.describe('What request_body ids are'),
     }),
     requestBody: MESSAGING_BODIES.segmentMembers,
     hints: UPDATE,
@@ -293,7 +291,7 @@ const tools = [
   }),
   endpointTool({
     name: 'ManageEntity',
-    title: 'Change one person or object',
+    title: 'Change person or object',
     description: 'One v2 operation on a person, object or delivery, incl. relationships.',
     input: z.object({}),
     requestBody: MESSAGING_BODIES.entity,

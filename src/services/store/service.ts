@@ -15,18 +15,18 @@ import { STORE_OUTCOME_CHECKS } from './outcomeChecks.js';
 import { STORE_PER_USER_AUTH } from './perUserAuth.js';
 import { STORE_TOOL_LIST } from './tools/index.js';
 import type { StoreContext } from './tools/shared.js';
+import { STORE_TOOLSETS } from './toolsets.js';
 
 export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = withOutcomeChecks(
   STORE_TOOL_LIST,
   STORE_OUTCOME_CHECKS,
 );
 
-export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, fields, views, records, comments, webhooks; sharing, workspaces, enterprise administration, SCIM, bulk data tables). Tools mirror the upstream endpoints one to one.
-- Tools with mode and request_body: call with mode "get_request_schema" first for the body's JSON Schema (with examples), then mode "execute" with request_body as JSON text. Bodies are checked before sending.
-- Ids: bases app…, tables tbl…, fields fld…, views viw…, records rec…, comments com…, webhooks ach…. Tables, fields and views also go by name, but ids survive renames. StoreApi.ListStoreBases and StoreApi.GetStoreBaseSchema list them.
-- More ids: workspaces wsp…, users usr… (SCIM users too), user groups ugp… (SCIM groups too), enterprise accounts ent…, invites inv…, shares shr…, interfaces pbd…, block installations (extensions) bli…, data tables dtb…. Enterprise, SCIM and bulk-table tools need an enterprise admin's token.
-- Writes take at most 10 records per call; split larger writes. Lists page with offset: pass the returned offset back.
-- Calls keep to 5 requests per second per base (the upstream blocks a base for 30 s beyond that).`;
+export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, fields, views, records, comments, webhooks; sharing, workspaces, enterprise administration, SCIM, bulk data tables).
+- Tools with mode: first call mode "get_request_schema" for the body's JSON Schema (with examples), then "execute" with request_body as JSON text, checked before sending.
+- Ids: bases app…, tables tbl…, fields fld…, views viw…, records rec…, comments com…, webhooks ach…, workspaces wsp…, users usr… (SCIM users too), user groups ugp… (SCIM groups too), enterprise accounts ent…, invites inv…, shares shr…, interfaces pbd…, extensions bli…, data tables dtb…. Tables, fields and views also go by name, but ids survive renames; StoreApi.GetStoreBaseSchema lists them.
+- Enterprise, SCIM and bulk-table tools need an enterprise admin's token. Writes take at most 10 records per call. Lists page with offset: pass the returned offset back.
+- Calls are paced to 5 per second per base.`;
 
 export const STORE: ServiceDefinition<StoreContext> = {
   id: 'store',
@@ -34,6 +34,7 @@ export const STORE: ServiceDefinition<StoreContext> = {
   title: 'StoreApi',
   instructions: STORE_INSTRUCTIONS,
   tools: STORE_TOOLS,
+  toolsets: STORE_TOOLSETS,
 };
 
 export interface StoreConfig {

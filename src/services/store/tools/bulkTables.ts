@@ -26,26 +26,21 @@ export const BULK_TABLE_TOOLS = [
   storeTool({
     name: 'ReadBulkTableRecords',
     title: 'Read rows',
-    description: 'Read rows of a data table by primary key or page by cursor.',
+    description: 'Rows of a data table, by primary key or paged.',
     input: z.object({
       data_table_id: id(),
       enterprise_account_id: id(),
-      fields_to_retrieve: strings('Only these fields; default all.'),
-      maximum_records_to_retrieve: z
-        .int()
-        .min(1)
-        .max(BULK_RECORDS_PER_REQUEST)
-        .optional()
-        .describe(`Rows per call, 1 to ${BULK_RECORDS_PER_REQUEST}.`),
-      pagination_cursor: z.string().optional().describe('nextCursor from the previous call.'),
+      // Names and bounds say what these are.
+      fields_to_retrieve: strings(),
+      maximum_records_to_retrieve: z.int().min(1).max(BULK_RECORDS_PER_REQUEST).optional(),
+      pagination_cursor: z.string().optional().describe('nextCursor of the last call'),
       primary_keys_to_retrieve: z
         .array(z.string().min(1))
         .max(BULK_RECORDS_PER_REQUEST, {
           error: (issue) =>
             `at most ${BULK_RECORDS_PER_REQUEST} keys per call; got ${(issue.input as unknown[]).length}. Split into several calls.`,
         })
-        .optional()
-        .describe(`Only these rows, at most ${BULK_RECORDS_PER_REQUEST}.`),
+        .optional(),
     }),
     hints: READ_ONLY,
     endpoint: {

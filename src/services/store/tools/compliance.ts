@@ -6,7 +6,7 @@ import { z } from 'zod';
 import type { ArgumentIssue } from '../../../runtime/errors.js';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { EXPORT_STATES, STORE_BODIES } from '../schemas/index.js';
-import { CREATE, entPath, id, READ_ONLY, storeTool } from './shared.js';
+import { CREATE, entPath, id, offset, READ_ONLY, storeTool } from './shared.js';
 
 const dateTime = (description: string) =>
   z.iso
@@ -25,29 +25,29 @@ function timeWindow(args: {
     : [{ field: 'end_time', problem: 'must be later than start_time' }];
 }
 
-const pageSize = (max: number) =>
-  z.int().min(1).max(max).optional().describe(`Per page, 1 to ${max} (default 10).`);
+const pageSize = (max: number) => z.int().min(1).max(max).optional().describe('Default 10');
 
 export const COMPLIANCE_TOOLS = [
   storeTool({
     name: 'GetAuditLogEvents',
     title: 'Get audit log events',
-    description: 'Audit log events of the enterprise, filtered and paged (next/previous).',
+    description: 'Audit log events of the enterprise, filtered.',
     input: z.object({
       enterprise_account_id: id(),
-      start_time: dateTime('Earliest event, inclusive (default 180 days ago).'),
-      end_time: dateTime('Latest event, exclusive (default now).'),
-      event_category: z.string().optional().describe('Only this category of events.'),
-      event_type: z.string().optional().describe('Only this event type, e.g. createBase.'),
-      filter_by_originating_user_id: z.string().optional().describe('Only events by this user (usr…).'),
-      model_identifier: z.string().optional().describe('Only events on this object id.'),
-      next_page_token: z.string().optional().describe('pagination.next: the page of newer events.'),
+      start_time: dateTime('Inclusive; default 180 days ago'),
+      end_time: dateTime('Exclusive; default now'),
+      // The names say what these filter by.
+      event_category: z.string().optional(),
+      event_type: z.string().optional().describe('e.g. createBase'),
+      filter_by_originating_user_id: z.string().optional(),
+      model_identifier: z.string().optional().describe('Id of the object acted on'),
+      next_page_token: z.string().optional().describe('pagination.next: newer events'),
       previous_event_marker: z
         .string()
         .optional()
-        .describe('pagination.previous: the page of older events (the next page when newest first).'),
-      page_size: z.int().min(1).max(1000).optional().describe('Events per page, 1 to 1000 (default 10).'),
-      sort_order: z.enum(['ascending', 'descending']).optional().describe('Default descending.'),
+        .describe('pagination.previous: older events (the next page, newest first)'),
+      page_size: z.int().min(1).max(1000).optional().describe('Default 10'),
+      sort_order: z.enum(['ascending', 'descending']).optional().describe('Default descending'),
     }),
     hints: READ_ONLY,
     check: timeWindow,
@@ -71,11 +71,12 @@ export const COMPLIANCE_TOOLS = [
   storeTool({
     name: 'RetrieveAuditLogRequests',
     title: 'List audit log requests',
-    description: 'Audit log export requests of the enterprise and their state.',
+    description: 'Audit log export requests and their state.',
     input: z.object({
       enterprise_account_id: id(),
       audit_log_page_size: pageSize(100),
-      pagination_offset: z.int().min(0).optional().describe('offset from the previous page.'),
+      // A count here, not text; the name says it.
+      pagination_offset: z.int().min(0).optional(),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -86,7 +87,7 @@ export const COMPLIANCE_TOOLS = [
   }),
   storeTool({
     name: 'CreateAuditLogRequest',
-    title: 'Request an audit log export',
+    title: 'Request audit log export',
     description: 'Start an export of one month or day of audit log events.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.createAuditLogRequest,
@@ -95,7 +96,7 @@ export const COMPLIANCE_TOOLS = [
   }),
   storeTool({
     name: 'RetrieveAuditLog',
-    title: 'Get an audit log request',
+    title: 'Get audit log request',
     description: 'State of an audit log export, with download links when done.',
     input: z.object({ audit_log_task_id: id(), enterprise_account_id: id() }),
     hints: READ_ONLY,
@@ -107,13 +108,13 @@ export const COMPLIANCE_TOOLS = [
   storeTool({
     name: 'GetStoreChangeEvents',
     title: 'Get change events',
-    description: 'Base change events of the last 14 days, newest first (next page: offset).',
+    description: 'Base change events of the last 14 days, newest first.',
     input: z.object({
       enterprise_account_id: id(),
-      start_time: dateTime('Earliest event, inclusive.'),
-      end_time: dateTime('Latest event, exclusive.'),
+      start_time: dateTime('Inclusive'),
+      end_time: dateTime('Exclusive'),
       page_size_limit: pageSize(100),
-      pagination_offset: z.string().optional().describe('offset from the previous page.'),
+      pagination_offset: offset,
     }),
     hints: READ_ONLY,
     check: timeWindow,
@@ -131,15 +132,11 @@ export const COMPLIANCE_TOOLS = [
   storeTool({
     name: 'GetEdiscoveryExportsStatus',
     title: 'List eDiscovery exports',
-    description: 'eDiscovery exports of the enterprise, optionally by state.',
+    description: 'eDiscovery exports of the enterprise.',
     input: z.object({
       enterprise_account_id: id(),
-      ediscovery_export_state: z.enum(EXPORT_STATES).optional().describe('Only exports in this state.'),
-      pagination_offset: z
-        .int()
-        .min(0)
-        .optional()
-        .describe('Exports to skip (offset from the previous page).'),
+      ediscovery_export_state: z.enum(EXPORT_STATES).optional(),
+      pagination_offset: z.int().min(0).optional().describe('Exports to skip'),
       result_page_size: pageSize(100),
     }),
     hints: READ_ONLY,
@@ -151,7 +148,7 @@ export const COMPLIANCE_TOOLS = [
   }),
   storeTool({
     name: 'CreateEdiscoveryExport',
-    title: 'Start an eDiscovery export',
+    title: 'Start eDiscovery export',
     description: 'Start an eDiscovery export of one base.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.createEdiscoveryExport,
@@ -160,7 +157,7 @@ export const COMPLIANCE_TOOLS = [
   }),
   storeTool({
     name: 'GetEdiscoveryExportStatus',
-    title: 'Get an eDiscovery export',
+    title: 'Get eDiscovery export',
     description: 'State of an eDiscovery export, with download links when done.',
     input: z.object({ enterprise_account_id: id(), enterprise_task_id: id() }),
     hints: READ_ONLY,

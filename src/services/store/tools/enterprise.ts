@@ -20,24 +20,24 @@ import {
 /** Values each user filter (ids, emails) may list in one call. */
 const MAX_USERS_PER_FILTER = 100;
 
-const userList = (description: string) =>
+// Undescribed: the names say what they hold, and the schema's maxItems the limit.
+const userList = () =>
   z
     .array(z.string().min(1))
     .max(MAX_USERS_PER_FILTER, {
       error: (issue) =>
         `at most ${MAX_USERS_PER_FILTER} per call; got ${(issue.input as unknown[]).length}. Split into several calls.`,
     })
-    .optional()
-    .describe(description);
+    .optional();
 
 export const ENTERPRISE_TOOLS = [
   storeTool({
     name: 'GetEnterpriseInfo',
-    title: 'Get an enterprise account',
+    title: 'Get enterprise account',
     description: 'Enterprise account: domains, users, groups, workspaces, descendants.',
     input: z.object({
       enterprise_account_id: id(),
-      fields_to_include: strings('Extras: aggregated, descendants; none for the defaults.'),
+      fields_to_include: strings('Extras: aggregated, descendants'),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -49,7 +49,7 @@ export const ENTERPRISE_TOOLS = [
   }),
   storeTool({
     name: 'CreateDescendantEnterpriseAccount',
-    title: 'Create a descendant account',
+    title: 'Create descendant account',
     description: 'Create a descendant of a root account with Enterprise Hub.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.createDescendantAccount,
@@ -59,11 +59,10 @@ export const ENTERPRISE_TOOLS = [
   storeTool({
     name: 'BatchMoveUserGroupsBetweenAccounts',
     title: 'Move user groups',
-    description: 'Move user groups to another enterprise account of the organization.',
+    description: 'Move user groups to another enterprise account.',
     input: z.object({
-      target_enterprise_account_id: id(
-        'Account the groups are in now (ent…); the destination is targetEnterpriseAccountId in the body.',
-      ).optional(),
+      // The spec's name misleads: it is the account the groups leave.
+      target_enterprise_account_id: id('Source account; the destination goes in the body').optional(),
     }),
     requestBody: STORE_BODIES.moveUserGroups,
     hints: UPDATE,
@@ -75,11 +74,9 @@ export const ENTERPRISE_TOOLS = [
   storeTool({
     name: 'MoveWorkspacesBetweenEnterpriseAccounts',
     title: 'Move workspaces',
-    description: 'Move workspaces to another enterprise account of the organization.',
+    description: 'Move workspaces to another enterprise account.',
     input: z.object({
-      enterprise_account_id: id(
-        'Account the workspaces are in now (ent…); the destination is targetEnterpriseAccountId in the body.',
-      ).optional(),
+      enterprise_account_id: id('Source account; the destination goes in the body').optional(),
     }),
     requestBody: STORE_BODIES.moveWorkspaces,
     hints: UPDATE,
@@ -98,8 +95,7 @@ export const ENTERPRISE_TOOLS = [
           error: (issue) =>
             `at most ${MAX_USERS_PER_FILTER} per call; got ${(issue.input as unknown[]).length}. Split into several calls.`,
         })
-        .optional()
-        .describe(`Emails of the users to delete, 1 to ${MAX_USERS_PER_FILTER}.`),
+        .optional(),
     }),
     hints: DESTROY,
     check: (args) =>
@@ -119,9 +115,9 @@ export const ENTERPRISE_TOOLS = [
     description: 'Enterprise users by id or email, with their state and groups.',
     input: z.object({
       enterprise_account_id: id(),
-      include_fields: strings('Extras: collaborations, aggregated, descendants.'),
-      user_emails: userList(`Emails, at most ${MAX_USERS_PER_FILTER}.`),
-      user_ids: userList(`User ids (usr…), at most ${MAX_USERS_PER_FILTER}.`),
+      include_fields: strings('Extras: collaborations, aggregated, descendants'),
+      user_emails: userList(),
+      user_ids: userList(),
     }),
     hints: READ_ONLY,
     check: (args) =>
@@ -138,7 +134,7 @@ export const ENTERPRISE_TOOLS = [
   storeTool({
     name: 'BatchManageEnterpriseUsers',
     title: 'Update enterprise users',
-    description: 'Change the state or names of several enterprise users, named by id or email.',
+    description: 'Change the state or names of enterprise users, by id or email.',
     input: z.object({ enterprise_account_id: id().optional() }),
     requestBody: STORE_BODIES.manageEnterpriseUsers,
     hints: UPDATE,
@@ -173,7 +169,7 @@ export const ENTERPRISE_TOOLS = [
   }),
   storeTool({
     name: 'DeleteEnterpriseUser',
-    title: 'Delete an enterprise user',
+    title: 'Delete enterprise user',
     description: 'Delete an enterprise user.',
     input: z.object({ enterprise_account_id: id(), user_id: id() }),
     hints: DESTROY,
@@ -184,12 +180,12 @@ export const ENTERPRISE_TOOLS = [
   }),
   storeTool({
     name: 'GetUserInformation',
-    title: 'Get an enterprise user',
+    title: 'Get enterprise user',
     description: 'One enterprise user with state, groups and, on request, collaborations.',
     input: z.object({
       enterprise_account_id: id(),
       user_id: id(),
-      include_fields: strings('Extras: collaborations, aggregated, descendants.'),
+      include_fields: strings('Extras: collaborations, aggregated, descendants'),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -201,7 +197,7 @@ export const ENTERPRISE_TOOLS = [
   }),
   storeTool({
     name: 'ManageEnterpriseAccountUser',
-    title: 'Update an enterprise user',
+    title: 'Update enterprise user',
     description: "Change a user's email, names or state.",
     input: z.object({
       enterprise_account_id: id(),
@@ -210,10 +206,10 @@ export const ENTERPRISE_TOOLS = [
         .string()
         .min(1)
         .optional()
-        .describe('New email; the enterprise must own both domains.'),
-      user_first_name: z.string().optional().describe('New first name.'),
-      user_last_name: z.string().optional().describe('New last name.'),
-      user_state: z.enum(USER_STATES).optional().describe('Managed users only.'),
+        .describe('New email; the enterprise must own both domains'),
+      user_first_name: z.string().optional(),
+      user_last_name: z.string().optional(),
+      user_state: z.enum(USER_STATES).optional().describe('Managed users only'),
     }),
     hints: UPDATE,
     check: (args) =>
@@ -244,12 +240,12 @@ export const ENTERPRISE_TOOLS = [
   }),
   storeTool({
     name: 'LogoutEnterpriseUser',
-    title: 'Log out a user',
+    title: 'Log out user',
     description: 'End all sessions of an enterprise user.',
     input: z.object({
       enterprise_account_id: id(),
       enterprise_user_id: id(),
-      logout_request_body: z.record(z.string(), z.unknown()).optional().describe('JSON body, if any.'),
+      logout_request_body: z.record(z.string(), z.unknown()).optional().describe('JSON body, if any'),
     }),
     hints: UPDATE,
     endpoint: {
@@ -261,7 +257,7 @@ export const ENTERPRISE_TOOLS = [
   }),
   storeTool({
     name: 'RemoveUserFromEnterprise',
-    title: 'Remove a user from the enterprise',
+    title: 'Remove user from enterprise',
     description: 'Unshare a user from all enterprise assets and revoke admin access.',
     input: z.object({ enterprise_account_id: id().optional(), user_id: id().optional() }),
     requestBody: STORE_BODIES.removeUserFromEnterprise,
@@ -273,11 +269,11 @@ export const ENTERPRISE_TOOLS = [
   }),
   storeTool({
     name: 'GetUserGroupInfo',
-    title: 'Get a user group',
+    title: 'Get user group',
     description: 'A user group with its members and, on request, collaborations.',
     input: z.object({
       user_group_id: id(),
-      include_additional_info: strings('Extras: collaborations.'),
+      include_additional_info: strings('Extras: collaborations'),
     }),
     hints: READ_ONLY,
     endpoint: {

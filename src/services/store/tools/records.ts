@@ -9,6 +9,7 @@ import {
   CREATE,
   DESTROY,
   id,
+  offset,
   READ_ONLY,
   type StoreContext,
   storeTool,
@@ -56,27 +57,25 @@ function splitFields(text: string): string[] {
 const listInput = z.object({
   base_id: id(),
   table_id_or_name: id(),
-  cell_format_method: cellFormat.optional().describe('json (raw values, default) or string (as shown).'),
-  filter_by_formula: z
-    .string()
-    .optional()
-    .describe('Formula; records where it is truthy, e.g. {Status}="Done".'),
-  maximum_records: z.int().positive().optional().describe('Stop after this many records in all.'),
-  output_time_zone: z.string().optional().describe('IANA zone for string format, e.g. Europe/Paris.'),
-  page_size: z.int().min(1).max(100).default(100).describe('Records per page, at most 100.'),
-  pagination_offset: z.string().optional().describe('offset from the previous page.'),
-  record_metadata_fields: strings('Extra record metadata: commentCount.'),
-  return_fields_by_field_id: z.boolean().optional().describe('Key fields by id instead of name.'),
-  sort_order: z.string().optional().describe('JSON: [{"field":"Name","direction":"asc|desc"}].'),
-  specific_fields: z.string().optional().describe('Comma-separated field names; all when omitted.'),
-  specified_view: z.string().optional().describe('View name or id: its filter and order apply.'),
-  user_locale: z.string().optional().describe('Locale for string format, e.g. en-gb.'),
+  cell_format_method: cellFormat.optional().describe('json (raw, default) or string (as shown)'),
+  filter_by_formula: z.string().optional().describe('e.g. {Status}="Done"'),
+  maximum_records: z.int().positive().optional().describe('In all, across pages'),
+  output_time_zone: z.string().optional().describe('For string format, e.g. Europe/Paris'),
+  // Names, bounds and default say what these are.
+  page_size: z.int().min(1).max(100).default(100),
+  pagination_offset: offset,
+  record_metadata_fields: strings('Only commentCount'),
+  return_fields_by_field_id: z.boolean().optional(),
+  sort_order: z.string().optional().describe('JSON: [{"field":"Name","direction":"asc|desc"}]'),
+  specific_fields: z.string().optional().describe('Comma-separated field names'),
+  specified_view: z.string().optional().describe('View name or id; its filter and order apply'),
+  user_locale: z.string().optional().describe('For string format, e.g. en-gb'),
 });
 
 const listRecords = storeTool({
   name: 'ListStoreRecords',
   title: 'List records',
-  description: 'List records of a table, filtered, sorted and paged (next page: offset).',
+  description: 'Records of a table, filtered and sorted.',
   input: listInput,
   hints: READ_ONLY,
   check: (args) => {
@@ -129,8 +128,8 @@ const listRecords = storeTool({
 export const RECORD_TOOLS = [
   storeTool({
     name: 'UploadAttachmentToStore',
-    title: 'Upload an attachment',
-    description: 'Upload a file (base64, at most 5 MB) into an attachment field of a record.',
+    title: 'Upload attachment',
+    description: "Upload a file (base64, at most 5 MB) to a record's attachment field.",
     input: z.object({
       store_base_id: id().optional(),
       store_record_id: id().optional(),
@@ -155,7 +154,7 @@ export const RECORD_TOOLS = [
     input: z.object({
       base_id: id(),
       table_identifier: id(),
-      record_ids_to_delete: strings('Record ids, 1 to 10.'),
+      record_ids_to_delete: strings('1 to 10'),
     }),
     hints: DESTROY,
     check: (args) => {
@@ -179,7 +178,7 @@ export const RECORD_TOOLS = [
   storeTool({
     name: 'UpdateStoreRecords',
     title: 'Update records',
-    description: 'Update up to 10 records (changed fields only), or upsert with performUpsert.',
+    description: 'Update up to 10 records (fields given only), or upsert.',
     input: z.object({ store_base_id: id().optional(), store_table_id_or_name: id().optional() }),
     requestBody: STORE_BODIES.updateRecords,
     hints: UPDATE,
@@ -205,7 +204,7 @@ export const RECORD_TOOLS = [
   storeTool({
     name: 'BulkUpdateStore',
     title: 'Replace records',
-    description: 'Replace up to 10 records: fields not given are cleared. Upsert with performUpsert.',
+    description: 'Replace up to 10 records (fields not given are cleared), or upsert.',
     input: z.object({ base_id: id().optional(), table_identifier: id().optional() }),
     requestBody: STORE_BODIES.replaceRecords,
     hints: DESTROY,
@@ -218,7 +217,7 @@ export const RECORD_TOOLS = [
   }),
   storeTool({
     name: 'DeleteStoreRecord',
-    title: 'Delete a record',
+    title: 'Delete record',
     description: 'Delete one record.',
     input: z.object({ store_base_id: id(), record_id: id(), table_identifier: id() }),
     hints: DESTROY,
@@ -229,14 +228,14 @@ export const RECORD_TOOLS = [
   }),
   storeTool({
     name: 'StoreGetRecord',
-    title: 'Get a record',
+    title: 'Get record',
     description: 'One record with its fields.',
     input: z.object({
       store_base_id: id(),
       record_id: id(),
       table_identifier: id(),
-      cell_format: cellFormat.optional().describe('json (default) or string (UTC, en-us).'),
-      return_fields_by_field_id: z.boolean().optional().describe('Key fields by id instead of name.'),
+      cell_format: cellFormat.optional().describe('json (default) or string (UTC, en-us)'),
+      return_fields_by_field_id: z.boolean().optional(),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -249,8 +248,8 @@ export const RECORD_TOOLS = [
   }),
   storeTool({
     name: 'UpdateStoreRecord',
-    title: 'Update a record',
-    description: 'Update one record (changed fields only).',
+    title: 'Update record',
+    description: 'Update one record (fields given only).',
     input: z.object({
       base_id: id().optional(),
       table_id_or_name: id().optional(),
@@ -266,8 +265,8 @@ export const RECORD_TOOLS = [
   }),
   storeTool({
     name: 'ModifyStoreEntry',
-    title: 'Replace a record',
-    description: 'Replace one record: fields not given are cleared.',
+    title: 'Replace record',
+    description: 'Replace one record (fields not given are cleared).',
     input: z.object({
       base_id: id().optional(),
       table_identifier: id().optional(),
@@ -283,13 +282,13 @@ export const RECORD_TOOLS = [
   storeTool({
     name: 'GetRecordComments',
     title: 'List comments',
-    description: "A record's comments, newest first (next page: offset).",
+    description: "A record's comments, newest first.",
     input: z.object({
       base_id: id(),
       record_id: id(),
       table_identifier: id(),
-      pagination_offset: z.string().optional().describe('offset from the previous page.'),
-      results_page_size: z.int().min(1).max(100).optional().describe('Comments per page, at most 100.'),
+      pagination_offset: offset,
+      results_page_size: z.int().min(1).max(100).optional(),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -300,7 +299,7 @@ export const RECORD_TOOLS = [
   }),
   storeTool({
     name: 'AddRecordComment',
-    title: 'Comment on a record',
+    title: 'Comment on record',
     description: 'Add a comment (or a reply) to a record.',
     input: z.object({
       base_identifier: id().optional(),
@@ -320,7 +319,7 @@ export const RECORD_TOOLS = [
   }),
   storeTool({
     name: 'DeleteCommentFromRecord',
-    title: 'Delete a comment',
+    title: 'Delete comment',
     description: 'Delete a comment you wrote.',
     input: z.object({
       store_base_id: id(),
@@ -341,7 +340,7 @@ export const RECORD_TOOLS = [
   }),
   storeTool({
     name: 'UpdateRecordComment',
-    title: 'Edit a comment',
+    title: 'Edit comment',
     description: 'Change the text of a comment you wrote.',
     input: z.object({
       base_identifier: id().optional(),

@@ -3,20 +3,30 @@
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { FIELD_DESCRIPTION_MAX, STORE_BODIES } from '../schemas/index.js';
-import { airtableQuery, CREATE, DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
+import {
+  airtableQuery,
+  CREATE,
+  DESTROY,
+  id,
+  offset,
+  READ_ONLY,
+  storeTool,
+  strings,
+  UPDATE,
+} from './shared.js';
 
 export const SCHEMA_TOOLS = [
   storeTool({
     name: 'ListStoreBases',
     title: 'List bases',
-    description: 'Bases the token can reach, with permission levels (next page: offset).',
-    input: z.object({ pagination_offset: z.string().optional().describe('offset from the previous page.') }),
+    description: 'Bases the token can reach, with permission levels.',
+    input: z.object({ pagination_offset: offset }),
     hints: READ_ONLY,
     endpoint: { operation: STORE_OPERATIONS.ListBases, query: { offset: 'pagination_offset' } },
   }),
   storeTool({
     name: 'CreateStoreBase',
-    title: 'Create a base',
+    title: 'Create base',
     description: 'Create a base in a workspace, with its tables and fields.',
     input: z.object({}),
     requestBody: STORE_BODIES.createBase,
@@ -25,7 +35,7 @@ export const SCHEMA_TOOLS = [
   }),
   storeTool({
     name: 'DeleteStoreBase',
-    title: 'Delete a base',
+    title: 'Delete base',
     description: 'Delete a base and everything in it.',
     input: z.object({ base_id: id() }),
     hints: DESTROY,
@@ -35,7 +45,7 @@ export const SCHEMA_TOOLS = [
     name: 'GetStoreBaseSchema',
     title: 'Get base schema',
     description: 'Tables of a base with their fields and views.',
-    input: z.object({ store_base_id: id(), fields_to_include: strings('Extras: visibleFieldIds.') }),
+    input: z.object({ store_base_id: id(), fields_to_include: strings('Extras: visibleFieldIds') }),
     hints: READ_ONLY,
     endpoint: {
       operation: STORE_OPERATIONS.GetBaseSchema,
@@ -46,8 +56,8 @@ export const SCHEMA_TOOLS = [
   }),
   storeTool({
     name: 'CreateStoreTable',
-    title: 'Create a table',
-    description: 'Create a table with its fields; returns its schema.',
+    title: 'Create table',
+    description: 'Create a table with its fields.',
     input: z.object({ store_base_id: id().optional() }),
     requestBody: STORE_BODIES.createTable,
     hints: CREATE,
@@ -58,7 +68,7 @@ export const SCHEMA_TOOLS = [
   }),
   storeTool({
     name: 'UpdateStoreTable',
-    title: 'Update a table',
+    title: 'Update table',
     description: "Change a table's name or description.",
     input: z.object({ store_base_id: id().optional(), table_id_or_name: id().optional() }),
     requestBody: STORE_BODIES.updateTable,
@@ -71,8 +81,8 @@ export const SCHEMA_TOOLS = [
   }),
   storeTool({
     name: 'CreateStoreField',
-    title: 'Create a field',
-    description: 'Add a field to a table; returns its schema.',
+    title: 'Create field',
+    description: 'Add a field to a table.',
     input: z.object({ store_base_id: id().optional(), table_id: id().optional() }),
     requestBody: STORE_BODIES.createField,
     hints: CREATE,
@@ -83,18 +93,15 @@ export const SCHEMA_TOOLS = [
   }),
   storeTool({
     name: 'UpdateStoreFieldDetails',
-    title: 'Rename or describe a field',
+    title: 'Rename or describe field',
     description: "Change a field's name and/or description.",
     input: z.object({
       store_base_id: id(),
       store_table_id: id(),
       field_column_id: id(),
-      new_field_description: z
-        .string()
-        .max(FIELD_DESCRIPTION_MAX)
-        .optional()
-        .describe('New description, at most 20,000 characters.'),
-      new_field_name: z.string().min(1).optional().describe('New name; needed when no description is given.'),
+      new_field_description: z.string().max(FIELD_DESCRIPTION_MAX).optional(),
+      // Names and maxLength say it; the check names the rule that one of the two is needed.
+      new_field_name: z.string().min(1).optional(),
     }),
     hints: UPDATE,
     check: (args) =>
@@ -115,7 +122,7 @@ export const SCHEMA_TOOLS = [
     name: 'ListStoreBaseViews',
     title: 'List views',
     description: 'Views of a base.',
-    input: z.object({ store_base_id: id(), fields_to_include: strings('Extras: visibleFieldIds.') }),
+    input: z.object({ store_base_id: id(), fields_to_include: strings('Extras: visibleFieldIds') }),
     hints: READ_ONLY,
     endpoint: {
       operation: STORE_OPERATIONS.ListViews,
@@ -126,7 +133,7 @@ export const SCHEMA_TOOLS = [
   }),
   storeTool({
     name: 'DeleteStoreView',
-    title: 'Delete a view',
+    title: 'Delete view',
     description: 'Delete a view (the records stay).',
     input: z.object({ store_base_id: id(), view_identifier: id() }),
     hints: DESTROY,
@@ -137,12 +144,12 @@ export const SCHEMA_TOOLS = [
   }),
   storeTool({
     name: 'GetStoreViewMetadata',
-    title: 'Get a view',
+    title: 'Get view',
     description: "A view's type, name and, on request, visible fields.",
     input: z.object({
       base_identifier: id(),
       view_identifier: id(),
-      include_fields: strings('Extras: visibleFieldIds.'),
+      include_fields: strings('Extras: visibleFieldIds'),
     }),
     hints: READ_ONLY,
     endpoint: {

@@ -9,10 +9,10 @@ export const SCIM_TOOLS = [
   storeTool({
     name: 'ListScimGroups',
     title: 'List SCIM groups',
-    description: 'SCIM groups of the enterprise, optionally filtered.',
+    description: 'SCIM groups of the enterprise.',
     input: z.object({
-      filter_criteria: z.string().optional().describe('SCIM filter, e.g. displayName eq "Design".'),
-      group_count: z.int().min(1).optional().describe('Most groups to return.'),
+      filter_criteria: z.string().optional().describe('SCIM filter, e.g. displayName eq "Design"'),
+      group_count: z.int().min(1).optional().describe('Maximum to return'),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -22,7 +22,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'CreateScimGroup',
-    title: 'Create a SCIM group',
+    title: 'Create SCIM group',
     description: 'Create an empty SCIM group.',
     input: z.object({}),
     requestBody: STORE_BODIES.createScimGroup,
@@ -31,7 +31,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'DeleteScimGroup',
-    title: 'Delete a SCIM group',
+    title: 'Delete SCIM group',
     description: 'Delete a SCIM group; its users stay.',
     input: z.object({ group_id: id() }),
     hints: DESTROY,
@@ -39,7 +39,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'FetchScimGroup',
-    title: 'Get a SCIM group',
+    title: 'Get SCIM group',
     description: 'One SCIM group with its members.',
     input: z.object({ scim_group_id: id() }),
     hints: READ_ONLY,
@@ -47,7 +47,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'UpdateGroupDetails',
-    title: 'Patch a SCIM group',
+    title: 'Patch SCIM group',
     description: 'Apply SCIM patch operations to a group (name, members).',
     input: z.object({ group_id: id().optional() }),
     requestBody: STORE_BODIES.patchScimGroup,
@@ -56,7 +56,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'UpdateGroupAttributes',
-    title: 'Replace a SCIM group',
+    title: 'Replace SCIM group',
     description: "Replace a group's name and whole member list.",
     input: z.object({ group_id: id().optional() }),
     requestBody: STORE_BODIES.replaceScimGroup,
@@ -66,11 +66,11 @@ export const SCIM_TOOLS = [
   storeTool({
     name: 'ListScimUsers',
     title: 'List SCIM users',
-    description: 'SCIM users of the enterprise, paged from start_index.',
+    description: 'SCIM users of the enterprise.',
     input: z.object({
-      start_index: z.int().min(1).optional().describe('1-based position of the first user.'),
-      user_count_limit: z.int().min(1).optional().describe('Most users to return.'),
-      user_filter: z.string().optional().describe('SCIM filter: userName eq "ada@example.com".'),
+      start_index: z.int().min(1).optional().describe('1-based'),
+      user_count_limit: z.int().min(1).optional(),
+      user_filter: z.string().optional().describe('SCIM filter, e.g. userName eq "ada@example.com"'),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -80,7 +80,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'CreateScimUser',
-    title: 'Create a SCIM user',
+    title: 'Create SCIM user',
     description: 'Provision a user (active, SSO sign-in) in the enterprise.',
     input: z.object({}),
     requestBody: STORE_BODIES.createScimUser,
@@ -89,7 +89,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'DeleteScimUser',
-    title: 'Delete a SCIM user',
+    title: 'Delete SCIM user',
     description: 'Delete a SCIM user; not the calling admin, nor a sole workspace owner.',
     input: z.object({ scim_user_id: id() }),
     hints: DESTROY,
@@ -97,7 +97,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'GetScimUser',
-    title: 'Get a SCIM user',
+    title: 'Get SCIM user',
     description: 'One user as a SCIM object.',
     input: z.object({ user_id: id() }),
     hints: READ_ONLY,
@@ -105,7 +105,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'UpdateScimUserRecord',
-    title: 'Patch a SCIM user',
+    title: 'Patch SCIM user',
     description: 'Apply SCIM patch operations to a user (e.g. active, name).',
     input: z.object({ user_id: id().optional() }),
     requestBody: STORE_BODIES.patchScimUser,
@@ -114,7 +114,7 @@ export const SCIM_TOOLS = [
   }),
   storeTool({
     name: 'UpdateUserAttributes',
-    title: 'Replace a SCIM user',
+    title: 'Replace SCIM user',
     description: "Replace a user's SCIM attributes.",
     input: z.object({ user_id: id().optional() }),
     requestBody: STORE_BODIES.replaceScimUser,

@@ -36,8 +36,16 @@ export { CREATE, DESTROY, READ_ONLY, UPDATE } from '../../../runtime/hints.js';
  */
 export const id = (description?: string) =>
   description ? z.string().min(1).describe(description) : z.string().min(1);
+/**
+ * `pagination_offset` where the upstream's offset is text: the `offset` of the previous page. Undescribed: the name
+ * says it, and the server instructions say how lists page, once.
+ */
+export const offset = z.string().optional();
 /** The spec's `a` parameter: an array of strings. */
-export const strings = (description: string) => z.array(z.string().min(1)).optional().describe(description);
+export const strings = (description?: string) => {
+  const schema = z.array(z.string().min(1)).optional();
+  return description ? schema.describe(description) : schema;
+};
 
 /** The enterprise account's path parameter, as the enterprise and compliance tools name it. */
 export const entPath = { enterpriseAccountId: 'enterprise_account_id' };

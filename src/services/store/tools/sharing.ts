@@ -13,7 +13,7 @@ export const SHARING_TOOLS = [
     description: "A base's collaborators, invite links and interfaces, as requested.",
     input: z.object({
       base_id: id(),
-      fields_to_include: strings('Extras: collaborators, inviteLinks, interfaces.'),
+      fields_to_include: strings('Extras: collaborators, inviteLinks, interfaces'),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -33,7 +33,7 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'DeleteStoreBlockInstallation',
-    title: 'Delete an extension',
+    title: 'Delete extension',
     description: 'Delete an extension from a base (recoverable later).',
     input: z.object({ store_base_id: id(), block_installation_id: id() }),
     hints: DESTROY,
@@ -44,7 +44,7 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'ManageStoreBlockInstallation',
-    title: 'Turn an extension on or off',
+    title: 'Turn extension on or off',
     description: 'Enable or disable an extension of a base.',
     input: z.object({ store_base_id: id().optional(), block_installation_id: id().optional() }),
     requestBody: STORE_BODIES.manageBlockInstallation,
@@ -57,8 +57,8 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'AddBaseCollaborator',
-    title: 'Add base collaborators',
-    description: 'Give one user or group access to a base (one per call).',
+    title: 'Add base collaborator',
+    description: 'Give one user or group access to a base.',
     input: z.object({ base_id: id().optional() }),
     requestBody: STORE_BODIES.addBaseCollaborators,
     hints: CREATE,
@@ -66,7 +66,7 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'RemoveBaseCollaborator',
-    title: 'Remove a base collaborator',
+    title: 'Remove base collaborator',
     description: "Remove a user's or group's access to a base.",
     input: z.object({ base_id: id(), collaborator_id: id() }),
     hints: DESTROY,
@@ -90,12 +90,12 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'GetInterfaceInfo',
-    title: 'Get an interface',
+    title: 'Get interface',
     description: 'An interface with, on request, its collaborators and invite links.',
     input: z.object({
       store_base_id: id(),
       interface_id: id(),
-      include_elements: strings('Extras: collaborators, inviteLinks.'),
+      include_elements: strings('Extras: collaborators, inviteLinks'),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -107,7 +107,7 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'AddCollaboratorToStoreInterface',
-    title: 'Add an interface collaborator',
+    title: 'Add interface collaborator',
     description: 'Give one user or group access to an interface only.',
     input: z.object({ store_base_id: id().optional(), page_bundle_id: id().optional() }),
     requestBody: STORE_BODIES.addInterfaceCollaborator,
@@ -119,7 +119,7 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'RemoveInterfaceCollaborator',
-    title: 'Remove an interface collaborator',
+    title: 'Remove interface collaborator',
     description: "Remove a user's or group's access to an interface.",
     input: z.object({ base_id: id(), collaborator_id: id(), interface_page_bundle_id: id() }),
     hints: DESTROY,
@@ -155,7 +155,7 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'DeleteInterfaceInvite',
-    title: 'Delete an interface invite',
+    title: 'Delete interface invite',
     description: 'Withdraw an outstanding invite to an interface.',
     input: z.object({ base_identifier: id(), invite_id: id(), page_bundle_id: id() }),
     hints: DESTROY,
@@ -166,7 +166,7 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'DeleteBaseInvite',
-    title: 'Delete a base invite',
+    title: 'Delete base invite',
     description: 'Withdraw an outstanding invite to a base.',
     input: z.object({ base_id: id(), invite_id: id() }),
     hints: DESTROY,
@@ -185,7 +185,7 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'DeleteStoreShare',
-    title: 'Delete a share',
+    title: 'Delete share',
     description: 'Delete a share link for good.',
     input: z.object({ store_base_id: id(), share_id: id() }),
     hints: DESTROY,
@@ -196,7 +196,7 @@ export const SHARING_TOOLS = [
   }),
   storeTool({
     name: 'ManageStoreSharing',
-    title: 'Turn a share on or off',
+    title: 'Turn share on or off',
     description: 'Enable or disable a share link.',
     input: z.object({ store_base_id: id().optional(), share_identifier: id().optional() }),
     requestBody: STORE_BODIES.manageShare,

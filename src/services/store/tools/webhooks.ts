@@ -22,8 +22,8 @@ export const WEBHOOK_TOOLS = [
   }),
   storeTool({
     name: 'CreateStoreWebhook',
-    title: 'Create a webhook',
-    description: 'Watch a base for changes; returns the id and the MAC secret (shown only once).',
+    title: 'Create webhook',
+    description: 'Watch a base for changes; returns the id and MAC secret (shown once).',
     input: z.object({ base_id: id().optional() }),
     requestBody: STORE_BODIES.createWebhook,
     hints: CREATE,
@@ -31,7 +31,7 @@ export const WEBHOOK_TOOLS = [
   }),
   storeTool({
     name: 'DeleteStoreWebhook',
-    title: 'Delete a webhook',
+    title: 'Delete webhook',
     description: 'Delete a webhook and its payloads.',
     input: z.object({ store_base_id: id(), webhook_id: id() }),
     hints: DESTROY,
@@ -56,21 +56,12 @@ export const WEBHOOK_TOOLS = [
   storeTool({
     name: 'ListWebhookPayloads',
     title: 'List webhook payloads',
-    description: 'Change payloads of a webhook from a cursor; also extends its expiry.',
+    description: 'Change payloads of a webhook; also extends its expiry.',
     input: z.object({
       base_id: id(),
       webhook_id: id(),
-      maximum_number_of_messages: z
-        .int()
-        .min(1)
-        .max(MAX_PAYLOADS)
-        .optional()
-        .describe('At most 50 per call.'),
-      pagination_cursor: z
-        .int()
-        .positive()
-        .optional()
-        .describe('cursor from the previous call; starts at 1.'),
+      maximum_number_of_messages: z.int().min(1).max(MAX_PAYLOADS).optional(),
+      pagination_cursor: z.int().positive().optional().describe('cursor of the last call; starts at 1'),
     }),
     // Reading payloads also extends the webhook's life, but repeating the read changes nothing more.
     hints: { ...READ_ONLY, readOnlyHint: false },
@@ -82,12 +73,12 @@ export const WEBHOOK_TOOLS = [
   }),
   storeTool({
     name: 'RefreshWebhookLifespan',
-    title: 'Extend a webhook',
+    title: 'Extend webhook',
     description: 'Push the expiry of an active webhook to 7 days from now.',
     input: z.object({
       base_identifier: id(),
       webhook_id: id(),
-      webhook_request_body: z.record(z.string(), z.unknown()).optional().describe('JSON body, if any.'),
+      webhook_request_body: z.record(z.string(), z.unknown()).optional().describe('JSON body, if any'),
     }),
     hints: UPDATE,
     endpoint: {

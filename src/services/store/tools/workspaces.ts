@@ -9,7 +9,7 @@ import { airtableQuery, CREATE, DESTROY, id, READ_ONLY, storeTool, strings, UPDA
 export const WORKSPACE_TOOLS = [
   storeTool({
     name: 'CreateStoreWorkspace',
-    title: 'Create a workspace',
+    title: 'Create workspace',
     description: 'Create a workspace in an enterprise account.',
     input: z.object({}),
     requestBody: STORE_BODIES.createWorkspace,
@@ -18,7 +18,7 @@ export const WORKSPACE_TOOLS = [
   }),
   storeTool({
     name: 'DeleteWorkspace',
-    title: 'Delete a workspace',
+    title: 'Delete workspace',
     description: 'Delete a workspace; move or delete its bases first.',
     input: z.object({ workspace_id: id() }),
     hints: DESTROY,
@@ -30,7 +30,7 @@ export const WORKSPACE_TOOLS = [
     description: "A workspace's bases and, on request, collaborators and invite links.",
     input: z.object({
       workspace_identifier: id(),
-      include_additional_information: strings('Extras: collaborators, inviteLinks.'),
+      include_additional_information: strings('Extras: collaborators, inviteLinks'),
     }),
     hints: READ_ONLY,
     endpoint: {
@@ -42,8 +42,8 @@ export const WORKSPACE_TOOLS = [
   }),
   storeTool({
     name: 'AddWorkspaceCollaborator',
-    title: 'Add workspace collaborators',
-    description: 'Give one user or group access to a workspace (one per call).',
+    title: 'Add workspace collaborator',
+    description: 'Give one user or group access to a workspace.',
     input: z.object({ workspace_id: id().optional() }),
     requestBody: STORE_BODIES.addWorkspaceCollaborators,
     hints: CREATE,
@@ -54,7 +54,7 @@ export const WORKSPACE_TOOLS = [
   }),
   storeTool({
     name: 'RemoveWorkspaceCollaborator',
-    title: 'Remove a workspace collaborator',
+    title: 'Remove workspace collaborator',
     description: "Remove a user's or group's access to a workspace.",
     input: z.object({ collaborator_identifier: id(), workspace_id: id() }),
     hints: DESTROY,
@@ -78,7 +78,7 @@ export const WORKSPACE_TOOLS = [
   }),
   storeTool({
     name: 'DeleteWorkspaceInvite',
-    title: 'Delete a workspace invite',
+    title: 'Delete workspace invite',
     description: 'Withdraw an outstanding invite to a workspace.',
     input: z.object({ invite_id: id(), workspace_id: id() }),
     hints: DESTROY,
@@ -89,12 +89,11 @@ export const WORKSPACE_TOOLS = [
   }),
   storeTool({
     name: 'MoveStoreBase',
-    title: 'Move a base',
+    title: 'Move base',
     description: 'Move a base to another workspace of the same enterprise.',
     input: z.object({
-      target_workspace_id: id(
-        'Workspace the base is in now (wsp…); the destination is targetWorkspaceId in the body.',
-      ).optional(),
+      // The spec's name misleads: it is the workspace the base leaves.
+      target_workspace_id: id('Source workspace; the destination goes in the body').optional(),
     }),
     requestBody: STORE_BODIES.moveBase,
     hints: UPDATE,
@@ -109,8 +108,9 @@ export const WORKSPACE_TOOLS = [
     description: 'Set who may create invites and shares in a workspace.',
     input: z.object({
       workspace_id: id(),
-      invite_creation_restriction: z.enum(RESTRICTIONS).optional().describe('Who may invite people.'),
-      share_creation_restriction: z.enum(RESTRICTIONS).optional().describe('Who may create shares.'),
+      // The names and values say it.
+      invite_creation_restriction: z.enum(RESTRICTIONS).optional(),
+      share_creation_restriction: z.enum(RESTRICTIONS).optional(),
     }),
     hints: UPDATE,
     check: (args) =>
