@@ -19,9 +19,10 @@ import {
   originValidationResponse,
   ProtocolErrorCode,
   readRequestBody,
+  WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
-import { Hono } from 'hono';
+import { type Context, Hono } from 'hono';
 import { discoveryToolSet } from './discovery.js';
 import { type HttpLimits, nodeServerOptions, resolveHttpLimits } from './httpLimits.js';
 import { log } from './log.js';
@@ -138,6 +139,17 @@ export const DISCOVERY_SEGMENT = 'discovery';
  * discovery mode over it; a ToolSelectionError (answered 404) for any other path under `/mcp/`. Subsets are cut
  * from the prepared tools and cached per normalised selection, and paths per spelling, both bounded.
  */
+/**
+ * The same endpoints spelled with `/mcp` last (`/store.records/mcp`, `/discovery/mcp`, `/store/discovery/mcp`),
+ * for clients that only keep a URL's path when it ends in `/mcp` (the MCP Inspector's command line posts to
+ * `/mcp` at the root otherwise): as `/mcp/...` they name the same set.
+ */
+export function canonicalMcpPath(pathname: string): string {
+  if (pathname === MCP_PATH || pathname.startsWith(`${MCP_PATH}/`) || !pathname.endsWith(MCP_PATH))
+    return pathname;
+  return `${MCP_PATH}${pathname.slice(0, -MCP_PATH.length)}`;
+}
+
 export function toolSetsByPath(
   toolSet: ToolSet,
   options: { discovery?: boolean } = {},
@@ -152,7 +164,8 @@ export function toolSetsByPath(
           .join(', ') || 'this server has no toolsets'
       }.`,
     );
-  return (pathname) => {
+  return (requested) => {
+    const pathname = canonicalMcpPath(requested);
     if (pathname === MCP_PATH) return options.discovery ? discoveryToolSet(toolSet) : toolSet;
     const cached = byPath.get(pathname);
     if (cached) return cached;
@@ -193,16 +206,17 @@ export function createHttpApp(
 ) {
   const gate = options.auth;
   const toolSetFor = toolSetsByPath(toolSet, { discovery: options.discovery === true });
+  /** The server for one request: the request's own path says which set (the route has refused paths serving none). */
+  const serverFor = (request: Request | undefined, era: 'legacy' | 'modern', authInfo?: AuthInfo) => {
+    const principal = authInfo && gate?.principalOf ? gate.principalOf(authInfo) : undefined;
+    // Without the request there is no telling which set, so nothing is served.
+    if (!request) throw new Error('The MCP handler was called without its HTTP request.');
+    const served = toolSetFor(new URL(request.url).pathname);
+    if (served instanceof ToolSelectionError) throw served;
+    return createMcpServer(served, { era, ...(principal ? { principal } : {}) });
+  };
   const handler = createMcpHandler(
-    (ctx) => {
-      const principal = ctx.authInfo && gate?.principalOf ? gate.principalOf(ctx.authInfo) : undefined;
-      // One handler serves every path: the request's own path says which set (the route has already refused
-      // paths that serve none). Without the request there is no telling, so nothing is served.
-      if (!ctx.requestInfo) throw new Error('The MCP handler was called without its HTTP request.');
-      const served = toolSetFor(new URL(ctx.requestInfo.url).pathname);
-      if (served instanceof ToolSelectionError) throw served;
-      return createMcpServer(served, { era: ctx.era, ...(principal ? { principal } : {}) });
-    },
+    (ctx) => serverFor(ctx.requestInfo, ctx.era === 'legacy' ? 'legacy' : 'modern', ctx.authInfo),
     {
       maxRequestBodySize: MAX_HTTP_REQUEST_BYTES,
       onerror: (error) => log('debug', 'mcp http request rejected', { error: error.message }),
@@ -218,6 +232,10 @@ export function createHttpApp(
   const serveMcp = async (request: Request, authInfo?: AuthInfo): Promise<Response> => {
     const checked = await checkMcpPost(request);
     if (checked instanceof Response) return checked;
+    if (checked.legacy && checked.parsedBody !== undefined) {
+      const server = serverFor(checked.request, 'legacy', authInfo);
+      return serveLegacyAsJson(server, checked.request, checked.parsedBody, authInfo);
+    }
     return handler.fetch(checked.request, {
       ...(authInfo ? { authInfo } : {}),
       ...(checked.parsedBody !== undefined ? { parsedBody: checked.parsedBody } : {}),
@@ -268,7 +286,7 @@ export function createHttpApp(
     if (guarded instanceof Response) return guarded;
     return serveMcp(c.req.raw, guarded.authInfo);
   });
-  app.all(`${MCP_PATH}/*`, async (c) => {
+  const subPath = async (c: Context) => {
     // Guarded first: who may not use the server learns nothing of its paths either.
     const guarded = await guard(c.req.raw);
     if (guarded instanceof Response) return guarded;
@@ -277,7 +295,11 @@ export function createHttpApp(
       return c.json({ error: 'not_found', error_description: served.message }, 404);
     }
     return serveMcp(c.req.raw, guarded.authInfo);
-  });
+  };
+  app.all(`${MCP_PATH}/*`, subPath);
+  // The spellings with /mcp last (canonicalMcpPath): one or two segments before it, never a well-known path.
+  app.all(`/:toolsets${MCP_PATH}`, subPath);
+  app.all(`/:toolsets/${DISCOVERY_SEGMENT}${MCP_PATH}`, subPath);
   return { app, close: () => handler.close() };
 }
 
@@ -306,7 +328,7 @@ const NOT_ACCEPTABLE = 'Not Acceptable: Client must accept both application/json
  */
 async function checkMcpPost(
   request: Request,
-): Promise<Response | { request: Request; parsedBody?: unknown }> {
+): Promise<Response | { request: Request; parsedBody?: unknown; legacy?: boolean }> {
   // Other methods and media types: the SDK's answers (405, 415) are right.
   if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type')))
     return { request };
@@ -327,15 +349,23 @@ async function checkMcpPost(
   }
   const headers = new Headers(request.headers);
   headers.set('accept', 'application/json, text/event-stream');
-  headers.delete('content-length'); // the body is handed on as text, measured anew
+  headers.delete('content-length'); // the body is handed on parsed, or as text, measured anew
   // Keeps the client's abort signal: on 2026-07-28 a closed response stream is the request's cancellation.
-  const forwarded = new Request(request.url, { method: 'POST', headers, body: text, signal: request.signal });
+  const forward = (withBody?: string) =>
+    new Request(request.url, {
+      method: 'POST',
+      headers,
+      signal: request.signal,
+      ...(withBody !== undefined ? { body: withBody } : {}),
+    });
   let body: unknown;
   try {
     body = JSON.parse(text);
   } catch {
-    return { request: forwarded }; // the SDK answers the parse error
+    return { request: forward(text) }; // the SDK answers the parse error from the text
   }
+  // Parsed, the body goes on as parsedBody (the SDK then never reads the request's): no second stream to build.
+  const forwarded = forward();
   const protocolVersionHeader = request.headers.get('mcp-protocol-version') ?? undefined;
   const route = classifyInboundRequest({
     httpMethod: 'POST',
@@ -367,7 +397,38 @@ async function checkMcpPost(
       );
     }
   }
-  return { request: forwarded, parsedBody: body };
+  return { request: forwarded, parsedBody: body, legacy: route.kind === 'legacy' };
+}
+
+/**
+ * A 2025-era POST, served as the SDK's stateless fallback serves it (a fresh server and transport per request,
+ * closed when the client hangs up) but answered with one JSON body instead of an SSE stream: Streamable HTTP lets
+ * the server choose either for a POST, and most clients still speak 2025-11-25. No stream to build, frame and
+ * parse on either side is most of what a small call costs. Nothing is sent before a result (no progress yet).
+ */
+async function serveLegacyAsJson(
+  server: ReturnType<typeof createMcpServer>,
+  request: Request,
+  parsedBody: unknown,
+  authInfo: AuthInfo | undefined,
+): Promise<Response> {
+  const transport = new WebStandardStreamableHTTPServerTransport({
+    sessionIdGenerator: undefined,
+    enableJsonResponse: true,
+  });
+  await server.connect(transport);
+  const teardown = () => {
+    transport.close().catch(() => undefined);
+    server.close().catch(() => undefined);
+  };
+  // A hang-up closes the exchange; a 2025 call still runs to its end (toolCallSignal) and its result is dropped.
+  request.signal.addEventListener('abort', teardown, { once: true });
+  try {
+    return await transport.handleRequest(request, { parsedBody, ...(authInfo ? { authInfo } : {}) });
+  } finally {
+    request.signal.removeEventListener('abort', teardown);
+    teardown();
+  }
 }
 
 /** Whether an Accept header admits both JSON and SSE. A missing one does not: MCP requires clients to send it. */

@@ -149,6 +149,35 @@ describe('HTTP endpoint paths', () => {
     }
   });
 
+  it('the same endpoints spelled with /mcp last (for clients that keep only such paths) serve the same sets', async () => {
+    const origin = new URL(server.url).origin;
+    const connectUrl = (path: string) =>
+      connectClient(new StreamableHTTPClientTransport(new URL(`${origin}${path}`)));
+    const cases: [string, string][] = [
+      ['/store.records/mcp', '/mcp/store.records'],
+      ['/store.records/discovery/mcp', '/mcp/store.records/discovery'],
+      ['/discovery/mcp', '/mcp/discovery'],
+    ];
+    for (const [mirrored, canonical] of cases) {
+      const a = await connectUrl(mirrored);
+      const b = await connectUrl(canonical);
+      try {
+        const names = await listNames(a);
+        expect(names.length, mirrored).toBeGreaterThan(0);
+        expect(names, mirrored).toEqual(await listNames(b));
+      } finally {
+        await a.close();
+        await b.close();
+      }
+    }
+    const unknown = await fetch(`${origin}/store.recrds/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(unknown.status).toBe(404);
+  });
+
   it('a path that serves nothing is 404, naming the toolsets', async () => {
     for (const path of [
       '/mcp/store.recrds',

@@ -73,6 +73,30 @@ describe('results within the budget', () => {
   });
 });
 
+describe('results between the byte bound and the budget', () => {
+  it('pass uncut when the samples show ordinary JSON well under the budget (no whole count needed)', async () => {
+    // Over the 20,000-byte bound, well under 20,000 tokens.
+    const value = { records: records(55) };
+    const text = JSON.stringify(value);
+    expect(Buffer.byteLength(text)).toBeGreaterThan(20_000);
+    expect(tokens(text)).toBeLessThan(16_000);
+    const result = await successResult(value);
+    expect((result.content[0] as { text: string }).text).toBe(text);
+  });
+
+  it('are counted exactly, and cut, when the samples show dense text (about one token per character)', async () => {
+    // Small numbers are one token each with their commas: 30,000 characters is far over 20,000 tokens, although a
+    // text of ordinary JSON that long would fit.
+    const value = { values: Array.from({ length: 15_000 }, (_, i) => i % 10) };
+    const text = JSON.stringify(value);
+    expect(tokens(text)).toBeGreaterThan(20_000);
+    const result = await successResult(value);
+    const cut = (result.content[0] as { text: string }).text;
+    expect(tokens(cut)).toBeLessThanOrEqual(20_000);
+    expect((result.structuredContent as Structured).truncated.lists[0].total).toBe(15_000);
+  });
+});
+
 describe('a list over the budget', () => {
   it('is cut to as many whole items as fit, keeping them in order, with valid JSON', async () => {
     const all = records(100);
