@@ -6,7 +6,9 @@
 // Usage: node scripts/build.mjs [outdir] (default dist/cli). Chunks sit beside main.js, so src/runtime/version.ts
 // finds package.json two folders up from any of them, as it does from src/runtime.
 
+import { execFileSync } from 'node:child_process';
 import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -15,17 +17,12 @@ const outdir = process.argv[2] ?? `${root}dist/cli`;
 
 // The default build owns all of dist/ (an older build's files must not linger beside the bundle).
 rmSync(process.argv[2] ? outdir : `${root}dist`, { recursive: true, force: true });
-await build({
+const common = {
   absWorkingDir: root,
-  entryPoints: { main: 'src/cli/main.ts' },
-  outdir,
   bundle: true,
-  splitting: true,
   format: 'esm',
   platform: 'node',
   target: 'node20',
-  chunkNames: '[name]-[hash]',
-  sourcemap: 'linked',
   // A native module, and one loaded through createRequire (src/text/html.ts): both resolve from node_modules at
   // run time, as they must.
   external: ['better-sqlite3', 'html-to-text'],
@@ -35,4 +32,31 @@ await build({
     js: "import { createRequire as __switchboardRequire } from 'node:module';\nconst require = __switchboardRequire(import.meta.url);",
   },
   logLevel: 'warning',
+};
+
+await build({
+  ...common,
+  entryPoints: { main: 'src/cli/main.ts' },
+  outdir,
+  splitting: true,
+  chunkNames: '[name]-[hash]',
+  sourcemap: 'linked',
 });
+
+// The tools/list entries, made once here rather than at every start (src/docs/prebuiltToolList.ts). The generator is
+// bundled into the output folder, so it resolves node_modules as the program does, then run and removed.
+const generator = join(outdir, 'write-tool-list.mjs');
+await build({
+  ...common,
+  stdin: {
+    contents: `import { writePrebuiltToolList } from './src/docs/prebuiltToolList.ts';\nwritePrebuiltToolList(${JSON.stringify(join(outdir, 'tool-list.json'))});`,
+    resolveDir: root,
+    loader: 'ts',
+  },
+  outfile: generator,
+});
+try {
+  execFileSync(process.execPath, [generator], { stdio: 'inherit' });
+} finally {
+  rmSync(generator, { force: true });
+}

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import type { PerUserSignIn } from '../runtime/auth/perUser.js';
 import { discoveryToolSet } from '../runtime/discovery.js';
 import { log } from '../runtime/log.js';
+import { serveStdio } from '../runtime/stdio.js';
 import type { ServiceRuntime } from '../runtime/tool.js';
 import { buildToolSet, type ToolNameStyle } from '../runtime/toolset.js';
-import { type HttpOptions, MCP_PATH, serveHttp, serveStdio } from '../runtime/transports.js';
+import type { HttpOptions } from '../runtime/transports.js';
 import { resolveServices, SERVICES } from '../services/registry.js';
 import type { MissingCredentials, RunningEmulator } from '../services/serviceEntry.js';
 import { type HttpProtection, printBanner } from './banner.js';
@@ -180,6 +181,8 @@ export async function startServe(
       return { close };
     }
 
+    // Loaded for HTTP only: Hono and Node's fetch are no part of a stdio server's start.
+    const { MCP_PATH, serveHttp } = await import('../runtime/transports.js');
     // Set by the gate once the server is bound (the public URL may only be known then).
     const serving: { protection: HttpProtection } = {
       protection: bearerToken ? { kind: 'bearer' } : { kind: 'none' },

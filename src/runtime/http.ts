@@ -90,7 +90,8 @@ export class UpstreamClient {
       maxRetries: 2,
       maxRetryAfterMs: 10_000,
       userAgent: 'switchboard/0.1',
-      fetch: globalThis.fetch,
+      // Looked up per call: reading globalThis.fetch loads Node's HTTP client (undici), which start-up need not pay.
+      fetch: (input, init) => globalThis.fetch(input, init),
       ...options,
     };
   }

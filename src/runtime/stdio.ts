@@ -20,7 +20,9 @@ import {
   STDIO_DEFAULT_MAX_BUFFER_SIZE,
   type Transport,
 } from '@modelcontextprotocol/server';
+import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { log } from './log.js';
+import { createMcpServer } from './mcpServer.js';
 import {
   BATCH_PROTOCOL_VERSION,
   claimsProtocolVersion,
@@ -31,6 +33,19 @@ import {
   readableId,
   unsupportedVersionError,
 } from './protocol.js';
+import type { ToolSet } from './toolset.js';
+
+/**
+ * Serves a ToolSet over stdin and stdout through the SDK's serveStdio. It lives here, not with the HTTP transport
+ * (transports.ts), so that a stdio server never loads Hono and Node's fetch at start.
+ */
+export function serveStdio(toolSet: ToolSet): { close(): Promise<void> } {
+  return sdkServeStdio((ctx) => createMcpServer(toolSet, { era: ctx.era }), {
+    // Answers what the SDK's own stdio transport would drop, and keeps the era decision to initialize.
+    transport: new GuardedStdioTransport(),
+    onerror: (error) => log('warn', 'stdio transport error', { error: error.message }),
+  });
+}
 
 /**
  * Which era the SDK's serveStdio has this connection in, mirrored from the messages handed to it (its state is not

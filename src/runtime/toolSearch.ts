@@ -137,7 +137,12 @@ export function buildVocabulary(entries: readonly string[]): Vocabulary {
   return { same, related, phrases };
 }
 
-const DEFAULT_VOCABULARY = buildVocabulary(VOCABULARY);
+let defaultVocabulary: Vocabulary | undefined;
+/** Built on the first search, not at start: only the discovery mode searches, and building it takes ~15 ms. */
+const DEFAULT_VOCABULARY = (): Vocabulary => {
+  defaultVocabulary ??= buildVocabulary(VOCABULARY);
+  return defaultVocabulary;
+};
 const STOP = new Set(QUERY_STOP_WORDS.flatMap(analysed));
 
 /** An analysed word and how much it says about the tool wanted (see queryWords). */
@@ -220,7 +225,7 @@ interface QueryUnit {
 }
 
 /** The query as units, each with the terms it finds: itself (as its synonyms' term), then its related words. */
-export function queryUnits(query: string, vocabulary: Vocabulary = DEFAULT_VOCABULARY): QueryUnit[] {
+export function queryUnits(query: string, vocabulary: Vocabulary = DEFAULT_VOCABULARY()): QueryUnit[] {
   const units: QueryUnit[] = [];
   for (const { term, weight } of canonicalWords(queryWords(query), vocabulary)) {
     if (STOP.has(term)) continue;
@@ -253,7 +258,7 @@ export class ToolSearchIndex {
 
   constructor(
     tools: readonly SearchableTool[],
-    private readonly vocabulary: Vocabulary = DEFAULT_VOCABULARY,
+    private readonly vocabulary: Vocabulary = DEFAULT_VOCABULARY(),
   ) {
     const parameterCounts = new Map<string, number>();
     const parameterKey = (p: { name: string; description?: string | undefined }) =>

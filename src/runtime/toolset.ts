@@ -4,6 +4,7 @@
 // entries with their JSON Schemas are built a single time and shared by every per-request server. A subset for
 // one HTTP path (`/mcp/store.records`) is cut from those prepared tools (narrowToolSet), never built again.
 
+import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/server';
 import { distance } from 'fastest-levenshtein';
 import { z } from 'zod';
@@ -97,7 +98,11 @@ export function buildToolSet(services: readonly ServiceRuntime[], options: ToolS
         definition: definition as ToolDefinition<unknown>,
         context: service.context,
         listEntry: restyled(
-          listEntry(toolName(prefix, definition.name, style), definition),
+          listEntry(
+            toolName(prefix, definition.name, style),
+            definition,
+            toolName(prefix, definition.name, 'dotted'),
+          ),
           rewriteToolNames,
         ),
       });
@@ -430,7 +435,34 @@ function closestTools(name: string, all: readonly PreparedTool[]): PreparedTool[
     .map((scored) => scored.tool);
 }
 
-function listEntry(name: string, definition: ToolDefinition<unknown>): Tool {
+/**
+ * The file the build writes beside the bundle (scripts/build.mjs): every tool's entry as listEntry makes it, by
+ * spec name. Converting 126 zod schemas to JSON Schema is a tenth of a cold start; the built program reads the
+ * result instead. From the sources (tsx, tests) there is no such file and entries are made as they load.
+ */
+export const PREBUILT_TOOL_LIST = 'tool-list.json';
+
+let prebuilt: ReadonlyMap<string, Tool> | null | undefined;
+
+function prebuiltEntry(specName: string): Tool | undefined {
+  if (prebuilt === undefined) {
+    try {
+      const file = readFileSync(new URL(`./${PREBUILT_TOOL_LIST}`, import.meta.url), 'utf8');
+      prebuilt = new Map(Object.entries(JSON.parse(file) as Record<string, Tool>));
+    } catch {
+      prebuilt = null;
+    }
+  }
+  return prebuilt?.get(specName);
+}
+
+/** A tool's tools/list entry, named `name` (in the client's style); `specName` finds it among prebuilt ones. */
+function listEntry(name: string, definition: ToolDefinition<unknown>, specName?: string): Tool {
+  const built = specName === undefined ? undefined : prebuiltEntry(specName);
+  return built ? { ...built, name } : makeListEntry(name, definition);
+}
+
+function makeListEntry(name: string, definition: ToolDefinition<unknown>): Tool {
   const inputSchema = z.toJSONSchema(definition.input, { io: 'input', unrepresentable: 'any' }) as Record<
     string,
     unknown

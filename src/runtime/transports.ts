@@ -21,7 +21,6 @@ import {
   readRequestBody,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
-import { serveStdio as sdkServeStdio } from '@modelcontextprotocol/server/stdio';
 import { type Context, Hono } from 'hono';
 import { discoveryToolSet } from './discovery.js';
 import { type HttpLimits, nodeServerOptions, resolveHttpLimits } from './httpLimits.js';
@@ -35,7 +34,6 @@ import {
   readableId,
   unsupportedVersionError,
 } from './protocol.js';
-import { GuardedStdioTransport } from './stdio.js';
 import type { Principal } from './tool.js';
 import {
   chooseToolsets,
@@ -44,14 +42,6 @@ import {
   ToolSelectionError,
   type ToolSet,
 } from './toolset.js';
-
-export function serveStdio(toolSet: ToolSet): { close(): Promise<void> } {
-  return sdkServeStdio((ctx) => createMcpServer(toolSet, { era: ctx.era }), {
-    // Answers what the SDK's own stdio transport would drop, and keeps the era decision to initialize (stdio.ts).
-    transport: new GuardedStdioTransport(),
-    onerror: (error) => log('warn', 'stdio transport error', { error: error.message }),
-  });
-}
 
 /**
  * Who may use the MCP endpoint, beyond the DNS-rebinding checks: per-user OAuth (src/runtime/auth/) plugs in here.

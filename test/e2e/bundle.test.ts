@@ -3,11 +3,13 @@
 // (package.json and node_modules beside dist/), so the test checks the current sources, not a stale dist/.
 
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildToolSet, PREBUILT_TOOL_LIST } from '../../src/runtime/toolset.js';
+import { SERVICES } from '../../src/services/registry.js';
 import { type Connected, connectClient, ROOT } from './harness.js';
 
 let folder: string;
@@ -33,6 +35,34 @@ describe('the bundled command', () => {
     expect(execFileSync(process.execPath, [main, '--version'], { encoding: 'utf8' }).trim()).toBe(version);
   });
 
+  it('serves the prebuilt entries rather than making them again (an edited file shows in tools/list)', async () => {
+    const file = join(folder, 'dist/cli', PREBUILT_TOOL_LIST);
+    const original = readFileSync(file, 'utf8');
+    const edited = JSON.parse(original) as Record<string, { description: string }>;
+    edited['IssueDesk.WhoAmI']!.description = 'Edited in the prebuilt list.';
+    writeFileSync(file, JSON.stringify(edited));
+    try {
+      const mcp = await connectClient(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [main, 'serve', 'issuedesk'],
+          env: { PATH: process.env.PATH ?? '', SWITCHBOARD_LOG_LEVEL: 'error' },
+          stderr: 'ignore',
+        }),
+      );
+      try {
+        const { tools } = await mcp.client.listTools();
+        expect(tools.find((tool) => tool.name === 'IssueDesk.WhoAmI')?.description).toBe(
+          'Edited in the prebuilt list.',
+        );
+      } finally {
+        await mcp.close();
+      }
+    } finally {
+      writeFileSync(file, original);
+    }
+  });
+
   describe('serve all --sandbox over stdio', () => {
     let mcp: Connected;
     beforeAll(async () => {
@@ -47,9 +77,17 @@ describe('the bundled command', () => {
     }, 60_000);
     afterAll(() => mcp?.close());
 
-    it('lists all 126 tools and runs one against its emulator (SQLite, loaded from node_modules)', async () => {
+    it('lists all 126 tools, read from the prebuilt list, exactly as the sources make them', async () => {
+      expect(readdirSync(join(folder, 'dist/cli'))).toContain(PREBUILT_TOOL_LIST);
       const { tools } = await mcp.client.listTools();
       expect(tools).toHaveLength(126);
+      const runtimes = SERVICES.map((service) =>
+        service.runtimeFromEnv({ SWITCHBOARD_CREDENTIALS_FILE: '/nonexistent' }),
+      );
+      expect(tools).toEqual(buildToolSet(runtimes, { nameStyle: 'dotted' }).listEntries);
+    });
+
+    it('runs a tool against its emulator (SQLite, loaded from node_modules)', async () => {
       const who = await mcp.call('IssueDesk.WhoAmI');
       expect(who.isError).toBe(false);
       expect(who.text).toContain('Lumen Labs');
