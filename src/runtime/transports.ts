@@ -7,6 +7,7 @@
 // guards (docs/toolsets.md).
 
 import { timingSafeEqual } from 'node:crypto';
+import { IncomingMessage } from 'node:http';
 import { serve as serveNode } from '@hono/node-server';
 import {
   type AuthInfo,
@@ -219,8 +220,9 @@ export function createHttpApp(
   const refuseForeignHost = (request: Request) =>
     hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
   /** The SDK's handler, after the checks its entry leaves out (checkMcpPost). */
-  const serveMcp = async (request: Request, authInfo?: AuthInfo): Promise<Response> => {
-    const checked = await checkMcpPost(request);
+  const serveMcp = async (c: Context, authInfo?: AuthInfo): Promise<Response> => {
+    const request = c.req.raw;
+    const checked = await checkMcpPost(request, incomingOf(c));
     if (checked instanceof Response) return checked;
     if (checked.legacy && checked.parsedBody !== undefined) {
       const server = serverFor(checked.request, 'legacy', authInfo);
@@ -274,7 +276,7 @@ export function createHttpApp(
   app.all(MCP_PATH, async (c) => {
     const guarded = await guard(c.req.raw);
     if (guarded instanceof Response) return guarded;
-    return serveMcp(c.req.raw, guarded.authInfo);
+    return serveMcp(c, guarded.authInfo);
   });
   const subPath = async (c: Context) => {
     // Guarded first: who may not use the server learns nothing of its paths either.
@@ -284,7 +286,7 @@ export function createHttpApp(
     if (served instanceof ToolSelectionError) {
       return c.json({ error: 'not_found', error_description: served.message }, 404);
     }
-    return serveMcp(c.req.raw, guarded.authInfo);
+    return serveMcp(c, guarded.authInfo);
   };
   app.all(`${MCP_PATH}/*`, subPath);
   // The spellings with /mcp last (canonicalMcpPath): one or two segments before it, never a well-known path.
@@ -318,6 +320,7 @@ const NOT_ACCEPTABLE = 'Not Acceptable: Client must accept both application/json
  */
 async function checkMcpPost(
   request: Request,
+  incoming?: IncomingMessage,
 ): Promise<Response | { request: Request; parsedBody?: unknown; legacy?: boolean }> {
   // Other methods and media types: the SDK's answers (405, 415) are right.
   if (request.method !== 'POST' || !isJsonContentType(request.headers.get('content-type')))
@@ -325,7 +328,9 @@ async function checkMcpPost(
   if (!acceptsBoth(request.headers.get('accept'))) return jsonRpcError(406, -32_000, NOT_ACCEPTABLE);
   let text: string;
   try {
-    const read = await readRequestBody(request, MAX_HTTP_REQUEST_BYTES);
+    const read = incoming
+      ? await readIncoming(incoming, MAX_HTTP_REQUEST_BYTES)
+      : await readRequestBody(request, MAX_HTTP_REQUEST_BYTES);
     if (read.tooLarge) {
       return jsonRpcError(
         413,
@@ -419,6 +424,34 @@ async function serveLegacyAsJson(
     request.signal.removeEventListener('abort', teardown);
     teardown();
   }
+}
+
+/**
+ * Node's request under a Hono request (@hono/node-server passes it as `env.incoming`), when its body has not been
+ * touched: read straight from it, a body costs no web stream on the way (a quarter of a millisecond per call).
+ */
+function incomingOf(c: Context): IncomingMessage | undefined {
+  const incoming = (c.env as { incoming?: unknown } | undefined)?.incoming;
+  return incoming instanceof IncomingMessage && !incoming.readableDidRead && !incoming.readableEnded
+    ? incoming
+    : undefined;
+}
+
+/** A request body as text, up to `limit` bytes (the same answer as the SDK's readRequestBody). */
+async function readIncoming(
+  incoming: IncomingMessage,
+  limit: number,
+): Promise<{ text: string; tooLarge?: false } | { tooLarge: true }> {
+  if (Number(incoming.headers['content-length']) > limit) return { tooLarge: true };
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of incoming) {
+    const buffer = chunk as Buffer;
+    size += buffer.length;
+    if (size > limit) return { tooLarge: true };
+    chunks.push(buffer);
+  }
+  return { text: Buffer.concat(chunks).toString('utf8') };
 }
 
 /** Whether an Accept header admits both JSON and SSE. A missing one does not: MCP requires clients to send it. */
