@@ -14,7 +14,7 @@ import { publishedHints } from './hints.js';
 import { ReadyResult, runToolCall } from './mcpServer.js';
 import type { ToolDefinition, ToolHints } from './tool.js';
 import { type SearchableTool, splitCamelCase, ToolSearchIndex } from './toolSearch.js';
-import type { PreparedTool, ToolSet } from './toolset.js';
+import { type PreparedTool, prefixOf, type ToolSet } from './toolset.js';
 
 export const SEARCH_TOOLS = 'search_tools';
 export const CALL_TOOL = 'call_tool';
@@ -173,10 +173,6 @@ function found(tool: PreparedTool): FoundTool {
     inputSchema,
     ...(annotations !== undefined ? { annotations } : {}),
   };
-}
-
-function prefixOf(tool: PreparedTool): string {
-  return tool.specName.slice(0, tool.specName.indexOf('.'));
 }
 
 /** The tools of `inner` as the search index reads them, in their order. */

@@ -126,17 +126,11 @@ export function buildToolSet(services: readonly ServiceRuntime[], options: ToolS
     if (options.toolsets) {
       const example = exampleOf(catalog);
       const selections = parseSelectors(options.toolsets, catalog, TOOLSETS_FLAG, example, LIST_HINT);
-      for (const selection of selections) {
-        const chosen = toolsOf(selection, readable);
-        if (chosen.length === 0) {
-          throw new ToolSelectionError(
-            options.readOnly
-              ? `${selectorName(selection)} has no read-only tools, so --read-only leaves nothing of it: drop it from --toolsets, or drop --read-only.`
-              : `${selectorName(selection)} holds no tools.`,
-          );
-        }
-        for (const tool of chosen) keep.add(tool);
-      }
+      gatherTools(selections, readable, keep, (selection) =>
+        options.readOnly
+          ? `${selectorName(selection)} has no read-only tools, so --read-only leaves nothing of it: drop it from --toolsets, or drop --read-only.`
+          : `${selectorName(selection)} holds no tools.`,
+      );
     }
     if (options.only) for (const tool of selectTools(readable, all, options.only)) keep.add(tool);
     tools = readable.filter((tool) => keep.has(tool));
@@ -184,7 +178,7 @@ interface Selection {
 }
 
 /** The service prefix of a prepared tool: its spec name is `<prefix>.<name>`, and neither part holds a dot. */
-function prefixOf(tool: PreparedTool): string {
+export function prefixOf(tool: PreparedTool): string {
   return tool.specName.slice(0, tool.specName.indexOf('.'));
 }
 
@@ -198,6 +192,20 @@ function toolsOf(selection: Selection, candidates: readonly PreparedTool[]): Pre
   return candidates.filter(
     (tool) => prefixOf(tool) === service.prefix && (!toolset || toolset.tools.has(tool.definition.name)),
   );
+}
+
+/** Adds to `keep` the tools of `candidates` each selection holds; one that holds none is refused (`refusal`). */
+function gatherTools(
+  selections: readonly Selection[],
+  candidates: readonly PreparedTool[],
+  keep: Set<PreparedTool>,
+  refusal: (selection: Selection) => string,
+): void {
+  for (const selection of selections) {
+    const chosen = toolsOf(selection, candidates);
+    if (chosen.length === 0) throw new ToolSelectionError(refusal(selection));
+    for (const tool of chosen) keep.add(tool);
+  }
 }
 
 /** A selector to show in messages: the first toolset of the catalog, or else its first service. */
@@ -327,13 +335,12 @@ export function chooseToolsets(
       : `This server has no toolsets; select a whole service: ${services.join(', ')}.`;
   const selections = parseSelectors(selectors, catalog, source, served[0] ?? services[0] ?? '', hint);
   const keep = new Set<PreparedTool>();
-  for (const selection of selections) {
-    const chosen = toolsOf(selection, toolSet.tools);
-    if (chosen.length === 0) {
-      throw new ToolSelectionError(`${selectorName(selection)} is not served by this server. ${hint}`);
-    }
-    for (const tool of chosen) keep.add(tool);
-  }
+  gatherTools(
+    selections,
+    toolSet.tools,
+    keep,
+    (selection) => `${selectorName(selection)} is not served by this server. ${hint}`,
+  );
   const order = (selection: Selection) =>
     catalog.indexOf(selection.service) * 1000 +
     (selection.toolset ? selection.service.toolsets.indexOf(selection.toolset) + 1 : 0);

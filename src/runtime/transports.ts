@@ -125,12 +125,6 @@ class RecentlyUsed<V> {
 export const DISCOVERY_SEGMENT = 'discovery';
 
 /**
- * The tool set an MCP path serves: `/mcp` the whole set (its discovery view with `discovery`), `/mcp/<selectors>`
- * the subset those toolsets hold, within what the process serves, and either followed by `/discovery` the
- * discovery mode over it; a ToolSelectionError (answered 404) for any other path under `/mcp/`. Subsets are cut
- * from the prepared tools and cached per normalised selection, and paths per spelling, both bounded.
- */
-/**
  * The same endpoints spelled with `/mcp` last (`/store.records/mcp`, `/discovery/mcp`, `/store/discovery/mcp`),
  * for clients that only keep a URL's path when it ends in `/mcp` (the MCP Inspector's command line posts to
  * `/mcp` at the root otherwise): as `/mcp/...` they name the same set.
@@ -141,6 +135,12 @@ export function canonicalMcpPath(pathname: string): string {
   return `${MCP_PATH}${pathname.slice(0, -MCP_PATH.length)}`;
 }
 
+/**
+ * The tool set an MCP path serves: `/mcp` the whole set (its discovery view with `discovery`), `/mcp/<selectors>`
+ * the subset those toolsets hold, within what the process serves, and either followed by `/discovery` the
+ * discovery mode over it; a ToolSelectionError (answered 404) for any other path under `/mcp/`. Subsets are cut
+ * from the prepared tools and cached per normalised selection, and paths per spelling, both bounded.
+ */
 export function toolSetsByPath(
   toolSet: ToolSet,
   options: { discovery?: boolean } = {},
@@ -197,17 +197,19 @@ export function createHttpApp(
 ) {
   const gate = options.auth;
   const toolSetFor = toolSetsByPath(toolSet, { discovery: options.discovery === true });
-  /** The server for one request: the request's own path says which set (the route has refused paths serving none). */
-  const serverFor = (request: Request | undefined, era: 'legacy' | 'modern', authInfo?: AuthInfo) => {
+  const serverFor = (served: ToolSet, era: 'legacy' | 'modern', authInfo?: AuthInfo) => {
     const principal = authInfo && gate?.principalOf ? gate.principalOf(authInfo) : undefined;
-    // Without the request there is no telling which set, so nothing is served.
-    if (!request) throw new Error('The MCP handler was called without its HTTP request.');
-    const served = toolSetFor(new URL(request.url).pathname);
-    if (served instanceof ToolSelectionError) throw served;
     return createMcpServer(served, { era, ...(principal ? { principal } : {}) });
   };
   const handler = createMcpHandler(
-    (ctx) => serverFor(ctx.requestInfo, ctx.era === 'legacy' ? 'legacy' : 'modern', ctx.authInfo),
+    (ctx) => {
+      // The SDK hands its factory the request only: its path says which set (the route has refused paths that
+      // serve none). Without the request there is no telling, so nothing is served.
+      if (!ctx.requestInfo) throw new Error('The MCP handler was called without its HTTP request.');
+      const served = toolSetFor(new URL(ctx.requestInfo.url).pathname);
+      if (served instanceof ToolSelectionError) throw served;
+      return serverFor(served, ctx.era === 'legacy' ? 'legacy' : 'modern', ctx.authInfo);
+    },
     {
       maxRequestBodySize: MAX_HTTP_REQUEST_BYTES,
       onerror: (error) => log('debug', 'mcp http request rejected', { error: error.message }),
@@ -220,12 +222,11 @@ export function createHttpApp(
   const refuseForeignHost = (request: Request) =>
     hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
   /** The SDK's handler, after the checks its entry leaves out (checkMcpPost). */
-  const serveMcp = async (c: Context, authInfo?: AuthInfo): Promise<Response> => {
-    const request = c.req.raw;
-    const checked = await checkMcpPost(request, incomingOf(c));
+  const serveMcp = async (c: Context, served: ToolSet, authInfo?: AuthInfo): Promise<Response> => {
+    const checked = await checkMcpPost(c.req.raw, incomingOf(c));
     if (checked instanceof Response) return checked;
     if (checked.legacy && checked.parsedBody !== undefined) {
-      const server = serverFor(checked.request, 'legacy', authInfo);
+      const server = serverFor(served, 'legacy', authInfo);
       return serveLegacyAsJson(server, checked.request, checked.parsedBody, authInfo);
     }
     return handler.fetch(checked.request, {
@@ -273,12 +274,8 @@ export function createHttpApp(
       }),
   );
   gate?.mount?.(app);
-  app.all(MCP_PATH, async (c) => {
-    const guarded = await guard(c.req.raw);
-    if (guarded instanceof Response) return guarded;
-    return serveMcp(c, guarded.authInfo);
-  });
-  const subPath = async (c: Context) => {
+  /** Every MCP path: the guards, then the set the path serves (404 for a path that serves none). */
+  const mcpRoute = async (c: Context) => {
     // Guarded first: who may not use the server learns nothing of its paths either.
     const guarded = await guard(c.req.raw);
     if (guarded instanceof Response) return guarded;
@@ -286,12 +283,13 @@ export function createHttpApp(
     if (served instanceof ToolSelectionError) {
       return c.json({ error: 'not_found', error_description: served.message }, 404);
     }
-    return serveMcp(c, guarded.authInfo);
+    return serveMcp(c, served, guarded.authInfo);
   };
-  app.all(`${MCP_PATH}/*`, subPath);
+  app.all(MCP_PATH, mcpRoute);
+  app.all(`${MCP_PATH}/*`, mcpRoute);
   // The spellings with /mcp last (canonicalMcpPath): one or two segments before it, never a well-known path.
-  app.all(`/:toolsets${MCP_PATH}`, subPath);
-  app.all(`/:toolsets/${DISCOVERY_SEGMENT}${MCP_PATH}`, subPath);
+  app.all(`/:toolsets${MCP_PATH}`, mcpRoute);
+  app.all(`/:toolsets/${DISCOVERY_SEGMENT}${MCP_PATH}`, mcpRoute);
   return { app, close: () => handler.close() };
 }
 
