@@ -31,8 +31,35 @@ const common = {
   banner: {
     js: "import { createRequire as __switchboardRequire } from 'node:module';\nconst require = __switchboardRequire(import.meta.url);",
   },
+  // Node parses every byte of each file it loads before running it: minified, the files a start loads are a third
+  // smaller and parse about as much faster (measured: about 40 ms of a 400 ms `serve store` start). The linked
+  // source maps give stack traces their real names (node --enable-source-maps).
+  minify: true,
+  plugins: [onlyEnglishZodMessages()],
   logLevel: 'warning',
 };
+
+/**
+ * zod re-exports all its 60-odd message translations (`z.locales`) as a namespace, so a bundle keeps every one:
+ * half of zod's bytes, parsed at each start. Nothing here sets a locale (English, zod's default, is imported on
+ * its own path), so the namespace is resolved to English alone.
+ */
+function onlyEnglishZodMessages() {
+  return {
+    name: 'only-english-zod-messages',
+    setup(pluginBuild) {
+      pluginBuild.onResolve({ filter: /^\.\.\/locales\/index\.js$/ }, (args) =>
+        /[\\/]node_modules[\\/]zod[\\/]/.test(args.importer)
+          ? { path: join(args.resolveDir, '../locales/en.js'), namespace: 'zod-english' }
+          : undefined,
+      );
+      pluginBuild.onLoad({ filter: /.*/, namespace: 'zod-english' }, (args) => ({
+        contents: `export { default as en } from ${JSON.stringify(args.path)};`,
+        resolveDir: root,
+      }));
+    },
+  };
+}
 
 await build({
   ...common,
