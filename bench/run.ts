@@ -8,6 +8,7 @@ import { buildSeedData } from '../src/services/issuedesk/emulator/seed/seed.js';
 import { rankIssues } from '../src/services/issuedesk/resolve.js';
 import { benchAnchor } from './anchor.js';
 import { benchMessaging } from './messaging.js';
+import { benchReplicas } from './replicas.js';
 import { benchResults } from './results.js';
 import { benchStore } from './store.js';
 import { CLI, connectHttp, listTokens, ms, startChild, stats, stop } from './support.js';
@@ -209,13 +210,15 @@ async function benchIssueDesk() {
   }
 }
 
-// `npm run bench` runs every section; `npm run bench -- anchor` (or issuedesk, messaging, store) runs those named.
+// `npm run bench` runs every section; `npm run bench -- anchor` (or issuedesk, messaging, store, replicas) runs
+// those named.
 const SECTIONS: Record<string, () => Promise<void>> = {
   issuedesk: benchIssueDesk,
   messaging: benchMessaging,
   store: benchStore,
   anchor: benchAnchor,
   results: () => benchResults(),
+  replicas: benchReplicas,
 };
 
 async function run(names: string[]) {

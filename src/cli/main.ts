@@ -4,7 +4,9 @@
 
 import { Argument, Command, InvalidArgumentError, Option } from 'commander';
 import { DEFAULT_HTTP_LIMITS } from '../runtime/httpLimits.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/lifecycle.js';
 import { DEFAULT_MAX_RESULT_TOKENS, MAX_RESULT_TOKENS, MIN_RESULT_TOKENS } from '../runtime/result.js';
+import { REDIS_URL_VARIABLE } from '../runtime/sharedState/redisUrl.js';
 import { VERSION } from '../runtime/version.js';
 import { findLogin, LOGIN_SERVICES, SERVICES } from '../services/registry.js';
 import { runEmulate } from './emulate.js';
@@ -121,7 +123,29 @@ program
     integer('--max-connections', 1, 100_000),
     DEFAULT_HTTP_LIMITS.maxConnections,
   )
+  .option(
+    '--trust-proxy',
+    'HTTP: believe X-Forwarded-Proto/-Host and Forwarded from the proxy in front (for the OAuth URLs and the Host check); only when every request comes through a proxy that sets them',
+    false,
+  )
+  .option(
+    '--metrics-port <port>',
+    'HTTP: serve Prometheus /metrics on this port of the same host, without auth, instead of on the MCP port (0 picks a free one)',
+    integer('--metrics-port', 0, 65535),
+  )
+  .option(
+    '--shutdown-grace <seconds>',
+    'HTTP: on SIGTERM or SIGINT, how long calls in flight may take to finish before they are cut',
+    integer('--shutdown-grace', 0, 3600),
+    DEFAULT_SHUTDOWN_GRACE_MS / 1000,
+  )
+  .option(
+    '--redis-url <url>',
+    `Redis shared by replicas (rate budgets, caches, OAuth state), e.g. redis://host:6379; sets ${REDIS_URL_VARIABLE}`,
+  )
   .action(async (services: string[], options) => {
+    // Through the environment, so every part that reads the setting (and its checks) sees the flag.
+    if (options.redisUrl !== undefined) process.env[REDIS_URL_VARIABLE] = options.redisUrl;
     await runServe(services, options);
   });
 

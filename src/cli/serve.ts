@@ -8,10 +8,15 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import type { PerUserSignIn } from '../runtime/auth/perUser.js';
 import { discoveryToolSet } from '../runtime/discovery.js';
+import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/lifecycle.js';
 import { log } from '../runtime/log.js';
+import type { ReadinessCheck } from '../runtime/readiness.js';
+import type { SharedState } from '../runtime/sharedState/redis.js';
+import { redisUrlFrom } from '../runtime/sharedState/redisUrl.js';
 import { serveStdio } from '../runtime/stdio.js';
 import type { ServiceRuntime } from '../runtime/tool.js';
 import { buildToolSet, type ToolNameStyle } from '../runtime/toolset.js';
+import { shutdownTracing, startTracing } from '../runtime/tracing.js';
 import type { HttpOptions } from '../runtime/transports.js';
 import { resolveServices, SERVICES } from '../services/registry.js';
 import type { MissingCredentials, RunningEmulator } from '../services/serviceEntry.js';
@@ -42,6 +47,12 @@ export interface ServeOptions {
   keepAliveTimeout?: number;
   /** HTTP: most connections open at once. */
   maxConnections?: number;
+  /** HTTP: believe X-Forwarded-Proto/-Host and Forwarded from the proxy in front (runtime/publicUrl.ts). */
+  trustProxy?: boolean;
+  /** HTTP: serve /metrics on this port of the same host, unprotected, instead of on the MCP port. */
+  metricsPort?: number;
+  /** HTTP: seconds calls in flight get to finish on SIGTERM/SIGINT (runtime/lifecycle.ts); unset: the default. */
+  shutdownGrace?: number;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '::1', '[::1]']);
@@ -53,7 +64,15 @@ export interface ServeHandle {
   /** The MCP endpoint at the bound address (HTTP only). */
   boundUrl?: string;
   protection?: HttpProtection;
+  /** Where /metrics is served apart (`metricsPort`), when it is. */
+  metricsUrl?: string;
+  /** Closes at once. */
   close(): Promise<void>;
+  /**
+   * The graceful stop (HTTP): no new connections, calls in flight given `shutdownGrace` to finish, then everything
+   * closed, shared resources last. Over stdio the same as `close`.
+   */
+  shutdown(): Promise<void>;
 }
 
 /** The refusals that come before anything starts: conflicting or missing protection. */
@@ -86,10 +105,35 @@ function checkProtection(options: ServeOptions, env: NodeJS.ProcessEnv, signIn: 
         'Or bind to 127.0.0.1.',
     );
   }
-  if (signIn && !signIn.settings.publicUrl && !LOOPBACK.has(options.host)) {
+  // Behind a trusted proxy the public URL is what the proxy says each request was sent to.
+  if (signIn && !signIn.settings.publicUrl && !LOOPBACK.has(options.host) && !options.trustProxy) {
     throw new Error(
-      `Per-user OAuth on ${options.host} needs SWITCHBOARD_PUBLIC_URL: the https URL clients reach this server at (the issuer and resource they sign in for).`,
+      `Per-user OAuth on ${options.host} needs SWITCHBOARD_PUBLIC_URL: the https URL clients reach this server at (the issuer and resource they sign in for). ` +
+        'Behind a proxy that sets X-Forwarded-Proto and X-Forwarded-Host, --trust-proxy takes it from those instead.',
     );
+  }
+}
+
+/** Flags that only mean something over HTTP, or that would collide, refused before anything starts. */
+function checkOperatingFlags(options: ServeOptions): void {
+  if (options.transport === 'http') {
+    if (
+      options.metricsPort !== undefined &&
+      options.metricsPort !== 0 &&
+      options.metricsPort === options.port
+    ) {
+      throw new Error(
+        `--metrics-port ${options.metricsPort} is the MCP port too: choose another port for the metrics (0 picks a free one), or leave it out to serve /metrics on the MCP port behind its protection.`,
+      );
+    }
+    return;
+  }
+  const httpOnly = [
+    options.metricsPort !== undefined ? '--metrics-port' : undefined,
+    options.trustProxy ? '--trust-proxy' : undefined,
+  ].filter((flag): flag is string => flag !== undefined);
+  if (httpOnly.length > 0) {
+    throw new Error(`${httpOnly.join(' and ')} only apply to --transport http; leave them out over stdio.`);
   }
 }
 
@@ -104,16 +148,44 @@ export async function startServe(
   const auth = options.transport === 'http' ? await import('../runtime/auth/perUser.js') : undefined;
   const signIn = auth?.perUserSignInFromEnv(SERVICES, env);
   checkProtection(options, env, signIn);
+  checkOperatingFlags(options);
+  // A malformed SWITCHBOARD_REDIS_URL stops the start before anything opens.
+  const redisUrl = redisUrlFrom(env);
 
   const closers: (() => Promise<void>)[] = [];
+  // What replicas share (SWITCHBOARD_REDIS_URL): the services' rate budgets and caches, and the OAuth state.
+  // Undefined: every part keeps its embedded state.
+  let sharedState: SharedState | undefined;
+  let closeSharedState: (() => Promise<void>) | undefined;
+  /** What /readyz checks: the shared state's connection, where there is one. */
+  const readiness: ReadinessCheck[] = [];
   const close = async () => {
     for (const closer of closers) await closer().catch(() => undefined);
+    // Last: the server and the OAuth state may use the connection while they close.
+    await closeSharedState?.().catch(() => undefined);
   };
   try {
+    // Traces only when an OTLP endpoint is set (runtime/tracing.ts); sent on after the server has closed.
+    if (await startTracing({ env })) closers.push(shutdownTracing);
+
+    if (redisUrl) {
+      // Loaded only when configured: a process without Redis never loads its client.
+      const shared = await import('../runtime/sharedState/redis.js');
+      const opened = await shared.openSharedState(redisUrl);
+      sharedState = opened;
+      closeSharedState = () => shared.closeRedis(opened.redis);
+      readiness.push(shared.redisReadinessCheck(opened.redis));
+    }
+
     // Per-user OAuth: the vault opens first, so a wrong key or an unusable data folder stops the start at once.
+    // With shared state its rows live in Redis (and the key must come from SWITCHBOARD_SECRET_KEY).
     const perUser =
       auth && signIn
-        ? auth.openPerUserAuth(signIn, options.dataDir ?? env.SWITCHBOARD_DATA_DIR ?? defaultDataDir())
+        ? await auth.openPerUserAuth(
+            signIn,
+            options.dataDir ?? env.SWITCHBOARD_DATA_DIR ?? defaultDataDir(),
+            sharedState,
+          )
         : undefined;
     if (perUser) closers.push(async () => perUser.close());
 
@@ -124,6 +196,7 @@ export async function startServe(
     for (const service of services) {
       // The upstream is connected once the tool set says which scopes to ask for; tools reach it per call only.
       const perUserOptions = perUser && service.takesUserToken ? { userToken: perUser.tokenFor } : undefined;
+      const runtimeOptions = { ...perUserOptions, ...(sharedState ? { sharedState } : {}) };
       let runtime: ServiceRuntime;
       if (options.sandbox) {
         const dataDir =
@@ -138,9 +211,9 @@ export async function startServe(
         // Kept data is not reseeded: a --seed for it would otherwise be ignored without a word.
         warnIfSeedIgnored(service.id, options.seed, emulator.seeding, join(dataDir, `${service.id}.db`));
         emulators.push({ id: service.id, emulator });
-        runtime = service.runtimeForEmulator(emulator, env, perUserOptions);
+        runtime = service.runtimeForEmulator(emulator, env, runtimeOptions);
       } else {
-        runtime = service.runtimeFromEnv(env, perUserOptions);
+        runtime = service.runtimeFromEnv(env, runtimeOptions);
       }
       const served = perUser && perUserOptions ? perUser.withUserTokenErrors(runtime) : runtime;
       runtimes.push(served);
@@ -178,11 +251,14 @@ export async function startServe(
         sandbox: options.sandbox,
         emulators: Object.fromEntries(emulators.map(({ id, emulator }) => [id, emulator.url])),
       });
-      return { close };
+      return { close, shutdown: close };
     }
 
     // Loaded for HTTP only: Hono and Node's fetch are no part of a stdio server's start.
     const { MCP_PATH, serveHttp } = await import('../runtime/transports.js');
+    // Counting from before the first request, so a scrape reads totals since the start (runtime/metrics.ts).
+    const { metricsText, startMetrics } = await import('../runtime/metrics.js');
+    startMetrics();
     // Set by the gate once the server is bound (the public URL may only be known then).
     const serving: { protection: HttpProtection } = {
       protection: bearerToken ? { kind: 'bearer' } : { kind: 'none' },
@@ -198,8 +274,8 @@ export async function startServe(
           .map((tool) => tool.specName.slice(prefix.length)),
         ...(emulatorUrl ? { emulatorUrl } : {}),
       });
-      gate = async (bound: URL) => {
-        const authorizationServer = connection.gate(bound, MCP_PATH);
+      gate = async (bound, originOf) => {
+        const authorizationServer = connection.gate(bound, MCP_PATH, originOf);
         serving.protection = {
           kind: 'oauth',
           issuer: authorizationServer.issuer,
@@ -222,6 +298,10 @@ export async function startServe(
         ...(options.allowedHosts
           ? { allowedHosts: options.allowedHosts.split(',').map((h) => h.trim()) }
           : {}),
+        ...(options.trustProxy ? { trustProxy: true } : {}),
+        readiness,
+        metrics: metricsText,
+        ...(options.metricsPort !== undefined ? { metricsPort: options.metricsPort } : {}),
         limits: {
           ...(options.requestTimeout ? { requestTimeoutMs: options.requestTimeout * 1000 } : {}),
           ...(options.headersTimeout ? { headersTimeoutMs: options.headersTimeout * 1000 } : {}),
@@ -231,6 +311,20 @@ export async function startServe(
       },
     );
     closers.unshift(() => server.close());
+    if (server.metricsUrl)
+      log('info', 'serving Prometheus metrics apart, unprotected', { url: server.metricsUrl });
+    if (options.trustProxy) {
+      log('info', 'trusting X-Forwarded-Proto/-Host and Forwarded from the proxy in front', {
+        hint: 'only safe when every request comes through a proxy that sets these headers itself',
+      });
+    }
+    const graceMs =
+      options.shutdownGrace !== undefined ? options.shutdownGrace * 1000 : DEFAULT_SHUTDOWN_GRACE_MS;
+    // Calls in flight first (they still use the emulators, Redis and the OAuth state), then everything else.
+    const shutdown = async () => {
+      await server.drain(graceMs);
+      await close();
+    };
     const { protection } = serving;
     const url = protection.kind === 'oauth' ? protection.resource : server.url;
     printBanner({
@@ -241,7 +335,14 @@ export async function startServe(
       protection,
       ...(options.discovery ? { discovery: true } : {}),
     });
-    return { url, boundUrl: server.url, protection, close };
+    return {
+      url,
+      boundUrl: server.url,
+      protection,
+      ...(server.metricsUrl ? { metricsUrl: server.metricsUrl } : {}),
+      close,
+      shutdown,
+    };
   } catch (error) {
     await close();
     throw error;
@@ -258,7 +359,10 @@ export async function runServe(names: string[], options: ServeOptions): Promise<
   const shutdown = async () => {
     if (closing) return;
     closing = true;
-    await handle.close();
+    // A second signal meanwhile meets Node's default: it ends the process at once.
+    process.removeListener('SIGINT', shutdown);
+    process.removeListener('SIGTERM', shutdown);
+    await handle.shutdown();
     process.exit(0);
   };
   process.once('SIGINT', shutdown);

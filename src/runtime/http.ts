@@ -2,9 +2,10 @@
 // repeating is safe, Retry-After honoured, client-side rate limits, percent-encoded paths, and errors that carry
 // status, upstream message, retryability and a hint. Secrets never leave through it.
 
+import { callEvents, rateLimitAcquired, upstreamRequestEnded, upstreamRequestStarted } from './callEvents.js';
 import { type ErrorKind, ToolError } from './errors.js';
 import { log } from './log.js';
-import { type RateLimiter, sleep } from './rateLimiter.js';
+import { type RateBudget, sleep } from './rateLimiter.js';
 import { redact } from './secrets.js';
 import { buildPath, buildUrl, type QueryValue } from './url.js';
 
@@ -34,7 +35,12 @@ export interface UpstreamRequest {
 export interface UpstreamResponse<T = unknown> {
   status: number;
   body: T;
-  headers: Headers;
+  headers: ResponseHeaders;
+}
+
+/** The response headers a caller can read, by case-insensitive name (the one method of `Headers` we use). */
+export interface ResponseHeaders {
+  get(name: string): string | null;
 }
 
 export interface ParsedUpstreamError {
@@ -59,7 +65,8 @@ export interface UpstreamClientOptions {
   explainError?: (error: ToolError, request: UpstreamRequest) => Promise<ToolError>;
   /** Key for the client-side rate limit of a request, e.g. `GET /issues/{id}`. */
   rateLimitKey?: (request: UpstreamRequest) => string;
-  rateLimiter?: RateLimiter;
+  /** The client-side rate budget: in this process, or shared by replicas through Redis (sharedState/). */
+  rateLimiter?: RateBudget;
   timeoutMs?: number;
   maxRetries?: number;
   /** Longest Retry-After we are willing to sleep through inside one tool call. */
@@ -67,6 +74,10 @@ export interface UpstreamClientOptions {
   /** The wait a 429 without Retry-After stands for (the store's 30-second penalty); unset: back off briefly. */
   rateLimitPenaltySeconds?: number;
   userAgent?: string;
+  /**
+   * Sends through this `fetch` instead of undici's `request` (tests that watch or fake an upstream's exchange).
+   * The default is cheaper per call: no WHATWG Request, Response or stream objects to build.
+   */
   fetch?: typeof fetch;
 }
 
@@ -76,7 +87,7 @@ export class UpstreamClient {
   private readonly opts: Required<
     Omit<
       UpstreamClientOptions,
-      'hintFor' | 'explainError' | 'rateLimiter' | 'rateLimitKey' | 'rateLimitPenaltySeconds'
+      'hintFor' | 'explainError' | 'rateLimiter' | 'rateLimitKey' | 'rateLimitPenaltySeconds' | 'fetch'
     >
   > &
     Pick<
@@ -90,11 +101,13 @@ export class UpstreamClient {
       maxRetries: 2,
       maxRetryAfterMs: 10_000,
       userAgent: 'switchboard/0.1',
-      // Looked up per call: reading globalThis.fetch loads Node's HTTP client (undici), which start-up need not pay.
-      fetch: (input, init) => globalThis.fetch(input, init),
       ...options,
     };
+    const custom = options.fetch;
+    this.send = custom ? (url, init) => sendWithFetch(custom, url, init) : sendWithUndici;
   }
+
+  private readonly send: Send;
 
   get baseUrl(): string {
     return this.opts.baseUrl;
@@ -125,11 +138,29 @@ export class UpstreamClient {
       req.idempotent ?? (req.method === 'GET' || req.method === 'PUT' || req.method === 'DELETE');
     const rateKey = this.opts.rateLimitKey?.(req) ?? `${req.method} ${req.path}`;
 
+    // The HTTP client is loaded before a slot is taken: a slot is a moment the upstream counts, and a first call
+    // that spent it loading code would reach the upstream late, crowding the next one into the same window.
+    if (this.send === sendWithUndici && !undiciLoaded) await loadedUndici();
     for (let attempt = 0; ; attempt++) {
+      // The call's events (callEvents.ts): the time the limiter held the request, then the attempt itself.
+      const acquiring = callEvents.active ? performance.now() : undefined;
       await this.opts.rateLimiter?.acquire(rateKey, req.signal);
+      if (acquiring !== undefined && this.opts.rateLimiter) {
+        rateLimitAcquired(this.opts.service, performance.now() - acquiring, this.opts.rateLimitKey, req);
+      }
       const started = performance.now();
+      const sent = callEvents.active
+        ? upstreamRequestStarted(this.opts.service, url, req, attempt)
+        : undefined;
       // `once` returns failures as values; it throws only when the MCP client cancelled the call.
-      const outcome = await this.once<T>(url, req, headers, body);
+      let outcome: UpstreamResponse<T> | ToolError;
+      try {
+        outcome = await this.once<T>(url, req, headers, body);
+      } catch (error) {
+        if (sent) upstreamRequestEnded(sent, undefined);
+        throw error;
+      }
+      if (sent) upstreamRequestEnded(sent, outcome, this.opts.rateLimitKey, req);
       const ms = Math.round(performance.now() - started);
       if (!(outcome instanceof ToolError)) {
         log('debug', 'upstream call', {
@@ -153,7 +184,8 @@ export class UpstreamClient {
       if (outcome.status === 429 && outcome.retryAfterSeconds !== undefined) {
         // The upstream blocks the whole key (the store: the base, for 30 s), not just this call: hold every
         // call for it until the wait is over instead of sending more that would only be refused.
-        this.opts.rateLimiter?.pause(rateKey, outcome.retryAfterSeconds * 1000);
+        // Awaited: a shared budget records the pause for every replica before this call's error goes back.
+        await this.opts.rateLimiter?.pause(rateKey, outcome.retryAfterSeconds * 1000);
       }
       const delay = this.retryDelay(outcome, idempotent, attempt);
       if (delay === undefined) throw await this.finalError(outcome, req, idempotent);
@@ -211,32 +243,36 @@ export class UpstreamClient {
     headers: Record<string, string>,
     body: string | undefined,
   ): Promise<UpstreamResponse<T> | ToolError> {
-    const timeout = AbortSignal.timeout(this.opts.timeoutMs);
-    const signal = req.signal ? AbortSignal.any([req.signal, timeout]) : timeout;
-    let response: Response;
-    let text: string;
+    let exchange: Exchange;
     try {
-      response = await this.opts.fetch(url, { method: req.method, headers, body, signal });
-      text = await response.text();
+      exchange = await this.send(url, {
+        method: req.method,
+        headers,
+        body,
+        timeoutMs: this.opts.timeoutMs,
+        ...(req.signal ? { signal: req.signal } : {}),
+      });
     } catch (error) {
       if (req.signal?.aborted) throw req.signal.reason ?? error;
-      return this.transportError(error, timeout.aborted, req);
+      return this.transportError(error, req);
     }
-    const parsed = parseBody(text, response.headers.get('content-type'));
-    if (response.ok) return { status: response.status, body: parsed as T, headers: response.headers };
-    return this.httpError(response, parsed, req);
+    const parsed = parseBody(exchange.text, exchange.headers.get('content-type'));
+    if (exchange.status >= 200 && exchange.status < 300) {
+      return { status: exchange.status, body: parsed as T, headers: exchange.headers };
+    }
+    return this.httpError(exchange, parsed, req);
   }
 
-  private transportError(error: unknown, timedOut: boolean, req: UpstreamRequest): ToolError {
+  private transportError(error: unknown, req: UpstreamRequest): ToolError {
     const where = `${this.opts.service} upstream (${req.method} ${req.path})`;
-    if (timedOut) {
+    const code = errorCode(error);
+    if (code !== undefined && TIMEOUT_CODES.has(code)) {
       return new ToolError({
         kind: 'timeout',
         message: `${where} did not answer within ${this.opts.timeoutMs / 1000} s.`,
         hint: 'The upstream may be slow or overloaded; try again shortly.',
       });
     }
-    const code = errorCode(error);
     return new ToolError({
       kind: 'network',
       message: `Could not reach ${where}: ${code ?? 'connection failed'}.`,
@@ -248,7 +284,7 @@ export class UpstreamClient {
     });
   }
 
-  private httpError(response: Response, body: unknown, req: UpstreamRequest): ToolError {
+  private httpError(response: Exchange, body: unknown, req: UpstreamRequest): ToolError {
     const status = response.status;
     const parsed = this.opts.parseError(status, body);
     const kind = kindForStatus(status);
@@ -347,6 +383,112 @@ function parseBody(text: string, contentType: string | null): unknown {
     }
   }
   return text;
+}
+
+/** One attempt's answer, whichever way it was sent. */
+interface Exchange {
+  status: number;
+  headers: ResponseHeaders;
+  text: string;
+}
+
+interface SendInit {
+  method: HttpMethod;
+  headers: Record<string, string>;
+  body: string | undefined;
+  /** No answer (headers, or the next piece of the body) within this long fails with a TIMEOUT_CODES code. */
+  timeoutMs: number;
+  /** The tool call's cancellation. */
+  signal?: AbortSignal;
+}
+
+type Send = (url: URL, init: SendInit) => Promise<Exchange>;
+
+/** Our own timeout's code, and undici's, for an upstream that went quiet. */
+const TIMED_OUT = 'SWITCHBOARD_TIMEOUT';
+const TIMEOUT_CODES: ReadonlySet<string> = new Set([
+  TIMED_OUT,
+  'UND_ERR_HEADERS_TIMEOUT',
+  'UND_ERR_BODY_TIMEOUT',
+]);
+
+// Made on the first upstream call, not at start: listing tools needs no HTTP client.
+let undici:
+  | Promise<{ request: typeof import('undici').request; dispatcher: import('undici').Dispatcher }>
+  | undefined;
+
+let undiciLoaded = false;
+
+function loadedUndici() {
+  undici ??= loadUndici().then(
+    (loaded) => {
+      undiciLoaded = true;
+      return loaded;
+    },
+    (error: unknown) => {
+      undici = undefined; // tried again on the next call
+      throw error;
+    },
+  );
+  return undici;
+}
+
+async function loadUndici() {
+  // undici is CommonJS: its exports object is the default export, the only one a bundle gives it.
+  const { Agent, interceptors, request } = (await import('undici')).default;
+  // Redirects are followed as fetch follows them (the Track API sends an EU account's calls on with a 307), and
+  // credentials are dropped when one leads to another origin.
+  return { request, dispatcher: new Agent().compose(interceptors.redirect({ maxRedirections: 20 })) };
+}
+
+/**
+ * The default: undici's `request` over a keep-alive pool. The timeout is undici's own (for the headers, then
+ * between pieces of the body), so an attempt costs no timer or AbortSignal of ours: per call this is a fraction of
+ * what `fetch` costs (no WHATWG Request, Response, Headers or stream objects).
+ */
+async function sendWithUndici(url: URL, init: SendInit): Promise<Exchange> {
+  const { request, dispatcher } = await loadedUndici();
+  const response = await request(url, {
+    dispatcher,
+    method: init.method,
+    headers: init.headers,
+    body: init.body ?? null,
+    headersTimeout: init.timeoutMs,
+    bodyTimeout: init.timeoutMs,
+    ...(init.signal ? { signal: init.signal } : {}),
+  });
+  const text = await response.body.text();
+  const received = response.headers;
+  return {
+    status: response.statusCode,
+    headers: {
+      get(name) {
+        const value = received[name.toLowerCase()];
+        return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+      },
+    },
+    text,
+  };
+}
+
+/** Through a caller's `fetch`, with the same timeout (the whole exchange) and cancellation. */
+async function sendWithFetch(fetcher: typeof fetch, url: URL, init: SendInit): Promise<Exchange> {
+  const timeout = AbortSignal.timeout(init.timeoutMs);
+  const signal = init.signal ? AbortSignal.any([init.signal, timeout]) : timeout;
+  try {
+    const response = await fetcher(url, {
+      method: init.method,
+      headers: init.headers,
+      body: init.body,
+      signal,
+    });
+    const text = await response.text();
+    return { status: response.status, headers: response.headers, text };
+  } catch (error) {
+    if (timeout.aborted && !init.signal?.aborted)
+      throw Object.assign(new Error('timed out'), { code: TIMED_OUT });
+    throw error;
+  }
 }
 
 function errorCode(error: unknown): string | undefined {

@@ -2,12 +2,24 @@
 // prepared entries and a server instance costs almost nothing: stateless HTTP builds one per request.
 
 import {
+  type CallToolRequest,
   type CallToolResult,
+  CLIENT_INFO_META_KEY,
+  type Implementation,
+  PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
   type Server,
+  type ServerContext,
 } from '@modelcontextprotocol/server';
-import { isToolError } from './errors.js';
+import {
+  type CallRequestInfo,
+  callEvents,
+  observeToolCall,
+  type ToolCallOutcome,
+  unknownToolCalled,
+} from './callEvents.js';
+import { type ErrorKind, isToolError } from './errors.js';
 import { log } from './log.js';
 import {
   cancellationReason,
@@ -49,7 +61,10 @@ export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
     const tool = toolSet.byName.get(name);
+    // Who is calling, for the call's events: read only while someone listens.
+    const caller = callEvents.active ? callerOf(request, ctx, server) : undefined;
     if (!tool) {
+      if (caller) unknownToolCalled(name, caller, ProtocolErrorCode.InvalidParams);
       // MCP: calling a tool the server does not have is a protocol error (invalid params), not a tool result.
       throw new ProtocolError(
         ProtocolErrorCode.InvalidParams,
@@ -60,10 +75,39 @@ export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}
       signal: ctx.mcpReq.signal,
       ...(options.era ? { era: options.era } : {}),
       ...(options.principal ? { principal: options.principal } : {}),
+      ...(caller ? { caller } : {}),
     });
     return server.projectCallToolResult(result, undefined);
   });
   return server;
+}
+
+/**
+ * What a tools/call request says about its caller. 2026-07-28 carries the client's identity and the trace context
+ * in every request's `_meta`; a 2025 connection said who it is once, in `initialize`.
+ */
+function callerOf(request: CallToolRequest, ctx: ServerContext, server: Server): CallRequestInfo {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const client = (envelope?.[CLIENT_INFO_META_KEY] ?? server.getClientVersion()) as
+    | Partial<Implementation>
+    | undefined;
+  const meta = (ctx.mcpReq._meta ?? request.params._meta) as Record<string, unknown> | undefined;
+  const version = envelope?.[PROTOCOL_VERSION_META_KEY] ?? server.getNegotiatedProtocolVersion();
+  return {
+    // The SDK gives HTTP transports' requests an `http` context; stdio has none.
+    transport: ctx.http ? 'http' : 'stdio',
+    requestId: ctx.mcpReq.id,
+    clientName: stringOrUndefined(client?.name),
+    clientVersion: stringOrUndefined(client?.version),
+    protocolVersion: stringOrUndefined(version),
+    sessionId: ctx.sessionId,
+    traceparent: stringOrUndefined(meta?.traceparent),
+    tracestate: stringOrUndefined(meta?.tracestate),
+  };
+}
+
+function stringOrUndefined(value: unknown): string | undefined {
+  return typeof value === 'string' ? value : undefined;
 }
 
 /** What a tool call runs with besides its arguments. */
@@ -73,6 +117,8 @@ export interface ToolCallOptions {
   era?: 'legacy' | 'modern';
   /** The verified caller (per-user OAuth): the call runs with their credentials. */
   principal?: Principal;
+  /** What the request says about its caller, for the call's events; set only while someone listens. */
+  caller?: CallRequestInfo;
 }
 
 /**
@@ -89,6 +135,33 @@ export class ReadyResult {
  * mode's call_tool run, so the two cannot drift apart.
  */
 export async function runToolCall(
+  toolSet: ToolSet,
+  tool: PreparedTool,
+  args: unknown,
+  options: ToolCallOptions,
+): Promise<CallToolResult> {
+  if (!callEvents.active) return executeToolCall(toolSet, tool, args, options);
+  return observeToolCall(
+    tool,
+    options.caller,
+    () => executeToolCall(toolSet, tool, args, options),
+    outcomeOf,
+  );
+}
+
+/** Results that report a cancellation, so a call's outcome can tell one from a failure. */
+const cancellations = new WeakSet<CallToolResult>();
+
+/** How a call ended, read from its result: the ToolError kind is in every error result (result.ts errorResult). */
+function outcomeOf(result: CallToolResult): ToolCallOutcome {
+  if (!result.isError) return { outcome: 'ok' };
+  if (cancellations.has(result)) return { outcome: 'cancelled' };
+  const error = (result.structuredContent as { error?: { kind?: unknown } } | undefined)?.error;
+  const kind = typeof error?.kind === 'string' ? (error.kind as ErrorKind) : 'internal';
+  return { outcome: 'tool_error', errorKind: kind };
+}
+
+async function executeToolCall(
   toolSet: ToolSet,
   tool: PreparedTool,
   args: unknown,
@@ -120,7 +193,12 @@ export async function runToolCall(
         tool: tool.name,
         reason: cancellationReason(call.signal.reason),
       });
-      return { content: [{ type: 'text', text: `${tool.name} was cancelled.` }], isError: true };
+      const cancelled: CallToolResult = {
+        content: [{ type: 'text', text: `${tool.name} was cancelled.` }],
+        isError: true,
+      };
+      cancellations.add(cancelled);
+      return cancelled;
     }
     return errorResult(presentError(error, tool, toolSet), tool.name);
   } finally {

@@ -11,6 +11,27 @@
 
 import { ToolError } from './errors.js';
 
+/**
+ * What the upstream client asks of a rate budget: wait for a slot, and stop a key after a 429. Two kinds keep it:
+ * `RateLimiter` below, in this process (the default, for one machine), and the Redis one shared by every replica
+ * (sharedState/rateBudgets.ts, with SWITCHBOARD_REDIS_URL); `rateBudget()` there picks one from configuration.
+ */
+export interface RateBudget {
+  /**
+   * Resolves when a call for `key` may be sent. Refuses at once, with a `rate_limited` ToolError giving the
+   * wait, a call that could not be sent within the budget's longest wait; rejects with the signal's reason if
+   * the call is cancelled while waiting.
+   */
+  acquire(key: string, signal?: AbortSignal): Promise<void>;
+  /** Sends nothing for `key` during the next `ms` (an upstream 429 and the wait it set); never rejects. */
+  pause(key: string, ms: number): void | Promise<void>;
+}
+
+/** The published limits by key; a key without one is not limited (only paused after a 429). */
+export interface RateLimits {
+  get(key: string): RateLimit | undefined;
+}
+
 export interface RateLimit {
   /** Requests allowed in any window of `intervalMs`; also the burst size. */
   limit: number;
@@ -52,14 +73,14 @@ interface KeyState {
   wake: AbortController | undefined;
 }
 
-export class RateLimiter {
+export class RateLimiter implements RateBudget {
   private readonly states = new Map<string, KeyState>();
   private readonly maxWaitMs: number;
   private readonly now: () => number;
   private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 
   constructor(
-    private readonly limits: ReadonlyMap<string, RateLimit>,
+    private readonly limits: RateLimits,
     options: RateLimiterOptions = {},
   ) {
     this.maxWaitMs = options.maxWaitMs ?? 20_000;
@@ -199,24 +220,36 @@ export class RateLimiter {
   }
 
   private refusal(key: string, state: KeyState, waitMs: number, now: number): ToolError {
-    const seconds = Math.max(1, Math.ceil(waitMs / 1000));
-    if (state.pausedUntil > now) {
-      return new ToolError({
-        kind: 'rate_limited',
-        message: `The upstream answered 429 (rate limit) for ${key}; this server sends nothing more for it until the wait the upstream set is over, about ${seconds} s from now.`,
-        retryAfterSeconds: seconds,
-        hint: `Wait about ${seconds} s before calling again; calls made sooner are refused without being sent.`,
-      });
-    }
-    const { rate } = state;
-    const published = rate ? ` (${rate.limit} per ${rate.intervalMs / 1000} s)` : '';
+    return rateLimitRefusal(key, state.rate, waitMs, state.pausedUntil > now);
+  }
+}
+
+/**
+ * The error of a call refused before it was sent: the key is paused after an upstream 429 (`paused`), or its
+ * budget cannot give a slot within the longest wait. The same words whichever budget refused it.
+ */
+export function rateLimitRefusal(
+  key: string,
+  rate: RateLimit | undefined,
+  waitMs: number,
+  paused: boolean,
+): ToolError {
+  const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+  if (paused) {
     return new ToolError({
       kind: 'rate_limited',
-      message: `Client-side rate limit for ${key}${published} is used up.`,
+      message: `The upstream answered 429 (rate limit) for ${key}; this server sends nothing more for it until the wait the upstream set is over, about ${seconds} s from now.`,
       retryAfterSeconds: seconds,
-      hint: `Wait about ${seconds} s before calling again, or make fewer calls of this kind.`,
+      hint: `Wait about ${seconds} s before calling again; calls made sooner are refused without being sent.`,
     });
   }
+  const published = rate ? ` (${rate.limit} per ${rate.intervalMs / 1000} s)` : '';
+  return new ToolError({
+    kind: 'rate_limited',
+    message: `Client-side rate limit for ${key}${published} is used up.`,
+    retryAfterSeconds: seconds,
+    hint: `Wait about ${seconds} s before calling again, or make fewer calls of this kind.`,
+  });
 }
 
 export function sleep(ms: number, signal?: AbortSignal): Promise<void> {

@@ -4,10 +4,12 @@
 // checked here before them: stdio lines in stdio.ts, HTTP POSTs in checkMcpPost, socket limits in httpLimits.ts.
 // Over HTTP, `/mcp` serves the whole set and `/mcp/<toolsets>` (`/mcp/store.records,store.comments`) a subset of
 // it; `/mcp/discovery` and `/mcp/<toolsets>/discovery` serve the discovery mode over either; all behind the same
-// guards (docs/toolsets.md).
+// guards (docs/toolsets.md). Beside them, for the machines that run the server (docs/operating.md): /healthz and
+// /readyz (health.ts), /metrics (metricsEndpoint.ts), the graceful stop (lifecycle.ts), and behind a trusted proxy
+// the forwarded host in the Host check (publicUrl.ts).
 
 import { timingSafeEqual } from 'node:crypto';
-import { IncomingMessage } from 'node:http';
+import { type Server as HttpServer, IncomingMessage } from 'node:http';
 import { serve as serveNode } from '@hono/node-server';
 import {
   type AuthInfo,
@@ -20,13 +22,23 @@ import {
   originValidationResponse,
   ProtocolErrorCode,
   readRequestBody,
+  validateHostHeader,
   WebStandardStreamableHTTPServerTransport,
 } from '@modelcontextprotocol/server';
 import { type Context, Hono } from 'hono';
 import { discoveryToolSet } from './discovery.js';
+import { mountHealth } from './health.js';
 import { type HttpLimits, nodeServerOptions, resolveHttpLimits } from './httpLimits.js';
+import { HttpLifecycle } from './lifecycle.js';
 import { log } from './log.js';
 import { createMcpServer, SERVER_NAME, SERVER_VERSION } from './mcpServer.js';
+import {
+  METRICS_PATH,
+  type MetricsSource,
+  metricsResponse,
+  type RunningMetricsServer,
+  serveMetricsPort,
+} from './metricsEndpoint.js';
 import {
   BATCH_PROTOCOL_VERSION,
   errorReply,
@@ -35,6 +47,8 @@ import {
   readableId,
   unsupportedVersionError,
 } from './protocol.js';
+import { requestHost, trustedRequestOrigin } from './publicUrl.js';
+import type { ReadinessCheck } from './readiness.js';
 import type { Principal } from './tool.js';
 import {
   chooseToolsets,
@@ -65,9 +79,15 @@ export interface HttpOptions {
   bearerToken?: string;
   /**
    * An auth gate, or a function making one from the URL the server is bound to (known only once it listens, when
-   * the port is 0).
+   * the port is 0) and, behind a trusted proxy (`trustProxy`), the public origin each request names (undefined for
+   * a host not on the allow-list).
    */
-  auth?: HttpAuthGate | ((boundUrl: URL) => HttpAuthGate | Promise<HttpAuthGate>);
+  auth?:
+    | HttpAuthGate
+    | ((
+        boundUrl: URL,
+        originOf?: (request: Request) => URL | undefined,
+      ) => HttpAuthGate | Promise<HttpAuthGate>);
   /** Socket limits (timeouts, connection cap); unset ones take DEFAULT_HTTP_LIMITS. */
   limits?: Partial<HttpLimits>;
   /**
@@ -75,6 +95,17 @@ export interface HttpOptions {
    * set itself, not its discovery view, so that the toolset paths can still be cut from it.
    */
   discovery?: boolean;
+  /** What /readyz checks (health.ts); none: ready whenever it serves. */
+  readiness?: readonly ReadinessCheck[];
+  /** Prometheus text for GET /metrics (metricsEndpoint.ts); unset: no /metrics. */
+  metrics?: MetricsSource;
+  /** Serve /metrics on this port of the same host, unprotected, instead of on the MCP port (0 picks one). */
+  metricsPort?: number;
+  /**
+   * Believe X-Forwarded-Proto/-Host and Forwarded (publicUrl.ts): the Host check then holds the forwarded host, and
+   * an auth gate may name the forwarded origin. Only behind a proxy that sets these headers itself.
+   */
+  trustProxy?: boolean;
 }
 
 export const MCP_PATH = '/mcp';
@@ -90,6 +121,17 @@ function isAuthInfo(value: AuthInfo | Response): value is AuthInfo {
     typeof (value as Partial<AuthInfo>).token === 'string' &&
     Array.isArray((value as Partial<AuthInfo>).scopes)
   );
+}
+
+/** The SDK's Host check (hostHeaderValidationResponse, the same 403) for a host taken from elsewhere than Host. */
+function foreignHostResponse(host: string | undefined, allowed: string[]): Response | undefined {
+  const result = validateHostHeader(host, allowed);
+  return result.ok
+    ? undefined
+    : Response.json(
+        { jsonrpc: '2.0', error: { code: -32_000, message: result.message }, id: null },
+        { status: 403 },
+      );
 }
 
 /** Constant-time comparison of a presented Authorization header with the expected one. */
@@ -193,7 +235,11 @@ export function toolSetsByPath(
 
 export function createHttpApp(
   toolSet: ToolSet,
-  options: Omit<HttpOptions, 'auth'> & { auth?: HttpAuthGate } = {},
+  options: Omit<HttpOptions, 'auth' | 'metricsPort'> & {
+    auth?: HttpAuthGate;
+    /** True once a graceful shutdown began (serveHttp): /readyz then answers 503. */
+    shuttingDown?: () => boolean;
+  } = {},
 ) {
   const gate = options.auth;
   const toolSetFor = toolSetsByPath(toolSet, { discovery: options.discovery === true });
@@ -219,8 +265,20 @@ export function createHttpApp(
   const hosts = [...localhostAllowedHostnames(), ...extraHosts];
   const origins = [...localhostAllowedOrigins(), ...extraHosts];
   // DNS-rebinding protection: a web page must not be able to reach this server through a hostile hostname.
+  // Behind a trusted proxy the name checked is the one the client used (the forwarded host), not the proxy's.
   const refuseForeignHost = (request: Request) =>
-    hostHeaderValidationResponse(request, hosts) ?? originValidationResponse(request, origins);
+    (options.trustProxy
+      ? foreignHostResponse(requestHost(request, true), hosts)
+      : hostHeaderValidationResponse(request, hosts)) ?? originValidationResponse(request, origins);
+  /** The 401 for a request without the static bearer token, when one is set. */
+  const refuseWithoutBearer = (request: Request): Response | undefined =>
+    options.bearerToken &&
+    !sameCredential(request.headers.get('authorization') ?? undefined, `Bearer ${options.bearerToken}`)
+      ? Response.json(
+          { error: 'unauthorized', error_description: 'A valid bearer token is required.' },
+          { status: 401, headers: { 'www-authenticate': 'Bearer' } },
+        )
+      : undefined;
   /** The SDK's handler, after the checks its entry leaves out (checkMcpPost). */
   const serveMcp = async (c: Context, served: ToolSet, authInfo?: AuthInfo): Promise<Response> => {
     const checked = await checkMcpPost(c.req.raw, incomingOf(c));
@@ -239,23 +297,39 @@ export function createHttpApp(
    * static bearer token or the auth gate. The verified caller (with a gate), or the answer that refuses.
    */
   const guard = async (request: Request): Promise<Response | { authInfo?: AuthInfo }> => {
-    const rejected = refuseForeignHost(request);
+    const rejected = refuseForeignHost(request) ?? refuseWithoutBearer(request);
     if (rejected) return rejected;
-    if (
-      options.bearerToken &&
-      !sameCredential(request.headers.get('authorization') ?? undefined, `Bearer ${options.bearerToken}`)
-    ) {
-      return Response.json(
-        { error: 'unauthorized', error_description: 'A valid bearer token is required.' },
-        { status: 401, headers: { 'www-authenticate': 'Bearer' } },
-      );
-    }
     if (!gate) return {};
     const verified = await gate.authenticate(request);
     // Told apart by shape: @hono/node-server may replace the global Response class the answer was made with.
     return isAuthInfo(verified) ? { authInfo: verified } : verified;
   };
   const app = new Hono();
+  // Before everything else, and outside every guard: see health.ts for why.
+  mountHealth(app, {
+    ...(options.readiness ? { readiness: options.readiness } : {}),
+    ...(options.shuttingDown ? { shuttingDown: options.shuttingDown } : {}),
+  });
+  const metrics = options.metrics;
+  if (metrics) {
+    // Guarded like /mcp, but a person's OAuth token opens nothing here (metricsEndpoint.ts): with per-user sign-in
+    // the figures are served on --metrics-port only.
+    app.get(METRICS_PATH, async (c) => {
+      const refused = refuseForeignHost(c.req.raw) ?? refuseWithoutBearer(c.req.raw);
+      if (refused) return refused;
+      if (gate) {
+        return c.json(
+          {
+            error: 'forbidden',
+            error_description:
+              'With per-user sign-in, metrics are not served on this port: start the server with --metrics-port and scrape that.',
+          },
+          403,
+        );
+      }
+      return metricsResponse(metrics);
+    });
+  }
   app.get(
     '/',
     (c) =>
@@ -357,8 +431,11 @@ async function checkMcpPost(
   } catch {
     return { request: forward(text) }; // the SDK answers the parse error from the text
   }
-  // Parsed, the body goes on as parsedBody (the SDK then never reads the request's): no second stream to build.
-  const forwarded = forward();
+  // Parsed, the body goes on as parsedBody (the SDK then never reads the request's): no second stream to build,
+  // and when the client spelled both types out (as clients do) the request itself goes on, with nothing copied.
+  const accept = request.headers.get('accept') ?? '';
+  const forwarded =
+    accept.includes('application/json') && accept.includes('text/event-stream') ? request : forward();
   const protocolVersionHeader = request.headers.get('mcp-protocol-version') ?? undefined;
   const route = classifyInboundRequest({
     httpMethod: 'POST',
@@ -414,7 +491,8 @@ async function serveLegacyAsJson(
     transport.close().catch(() => undefined);
     server.close().catch(() => undefined);
   };
-  // A hang-up closes the exchange; a 2025 call still runs to its end (toolCallSignal) and its result is dropped.
+  // A hang-up closes the exchange; a 2025 call still runs to its end (toolCallSignal), and the log says its
+  // result was not delivered.
   request.signal.addEventListener('abort', teardown, { once: true });
   try {
     return await transport.handleRequest(request, { parsedBody, ...(authInfo ? { authInfo } : {}) });
@@ -475,7 +553,15 @@ function accepts(header: string, type: string): boolean {
 export interface RunningHttpServer {
   url: string;
   port: number;
+  /** Where /metrics is served apart (`metricsPort`), when it is. */
+  metricsUrl?: string;
+  /** Closes at once: connections are cut, calls in flight with them. */
   close(): Promise<void>;
+  /**
+   * The graceful stop (lifecycle.ts): no new connections, a 503 for new requests on open ones, calls in flight
+   * given up to `graceMs` to finish, then `close`. Resolves with how many requests were still unfinished.
+   */
+  drain(graceMs: number): Promise<{ unfinished: number }>;
 }
 
 export async function serveHttp(
@@ -485,12 +571,34 @@ export async function serveHttp(
 ): Promise<RunningHttpServer> {
   // The app is built once the server listens: an auth gate may need the bound URL (port 0 picks one).
   let app: ReturnType<typeof createHttpApp> | undefined;
+  let gate: HttpAuthGate | undefined;
+  let lifecycle: HttpLifecycle | undefined;
+  let metricsServer: RunningMetricsServer | undefined;
   const notReady = () => new Response('Starting', { status: 503, headers: { 'retry-after': '1' } });
   const limits = resolveHttpLimits(options.limits);
+  // Behind a trusted proxy: the public origin a request names, from the names this server answers to (the gate's
+  // among them, read once it exists).
+  const originOf = options.trustProxy
+    ? (request: Request) =>
+        trustedRequestOrigin(request, [
+          ...localhostAllowedHostnames(),
+          ...(options.allowedHosts ?? []),
+          ...(gate?.allowedHosts ?? []),
+        ])
+    : undefined;
   return new Promise((resolve, reject) => {
     const server = serveNode(
       {
-        fetch: (request: Request, env: unknown) => (app ? app.app.fetch(request, env) : notReady()),
+        // Not draining (every request but those of a shutdown), the app's answer goes out untouched.
+        fetch: (request: Request, env: unknown) => {
+          if (!app) return notReady();
+          if (!lifecycle?.draining) return app.app.fetch(request, env);
+          const draining = lifecycle;
+          return (
+            draining.refuse(request) ??
+            Promise.resolve(app.app.fetch(request, env)).then((response) => draining.answer(response))
+          );
+        },
         hostname: listen.host,
         port: listen.port,
         serverOptions: nodeServerOptions(limits),
@@ -498,18 +606,53 @@ export async function serveHttp(
       (info) => {
         const host = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
         const bound = new URL(`http://${host}:${info.port}`);
-        const close = async () => {
-          await app?.close();
-          await new Promise<void>((done) => {
-            server.close(() => done());
-            (server as { closeAllConnections?: () => void }).closeAllConnections?.();
+        const tracked = lifecycle as HttpLifecycle;
+        let closing: Promise<void> | undefined;
+        const close = () =>
+          (closing ??= (async () => {
+            await app?.close();
+            await tracked.closeConnections();
+            await metricsServer?.close();
+          })());
+        const drain = async (graceMs: number) => {
+          tracked.beginDrain();
+          void tracked.stopAccepting();
+          log('info', 'shutting down: no new connections; waiting for requests in flight', {
+            inFlight: tracked.inFlight,
+            graceMs,
           });
+          const unfinished = await tracked.settle(graceMs);
+          if (unfinished > 0) {
+            log('warn', 'requests still in flight after the shutdown grace period are cut', {
+              unfinished,
+              graceMs,
+              hint: 'allow longer with --shutdown-grace',
+            });
+          }
+          await close();
+          return { unfinished };
         };
-        Promise.resolve(typeof options.auth === 'function' ? options.auth(bound) : options.auth)
-          .then((auth) => {
-            const { auth: _factory, limits: _limits, ...rest } = options;
-            app = createHttpApp(toolSet, { ...rest, ...(auth ? { auth } : {}) });
-            resolve({ url: `${bound.origin}${MCP_PATH}`, port: info.port, close });
+        Promise.resolve(typeof options.auth === 'function' ? options.auth(bound, originOf) : options.auth)
+          .then(async (auth) => {
+            gate = auth;
+            const { auth: _factory, limits: _limits, metricsPort, metrics, ...rest } = options;
+            // With a port of their own, the figures are served there only.
+            const apart = metrics && metricsPort !== undefined;
+            if (apart)
+              metricsServer = await serveMetricsPort({ host: listen.host, port: metricsPort }, metrics);
+            app = createHttpApp(toolSet, {
+              ...rest,
+              ...(auth ? { auth } : {}),
+              ...(metrics && !apart ? { metrics } : {}),
+              shuttingDown: () => tracked.draining,
+            });
+            resolve({
+              url: `${bound.origin}${MCP_PATH}`,
+              port: info.port,
+              ...(metricsServer ? { metricsUrl: metricsServer.url } : {}),
+              close,
+              drain,
+            });
           })
           .catch(async (error: unknown) => {
             await close().catch(() => undefined);
@@ -517,6 +660,7 @@ export async function serveHttp(
           });
       },
     );
+    lifecycle = new HttpLifecycle(server as HttpServer);
     // Set before the first connection is accepted: listen() only binds once this synchronous code has run.
     server.maxConnections = limits.maxConnections;
     server.once('error', (error: NodeJS.ErrnoException) => {

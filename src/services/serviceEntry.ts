@@ -4,6 +4,7 @@
 
 import type { SeedingReport } from '../emulation/seeding.js';
 import type { PerUserAuthOffer } from '../runtime/auth/perUser.js';
+import type { SharedState } from '../runtime/sharedState/redis.js';
 import type { ServiceDefinition, ServiceRuntime, ToolCall } from '../runtime/tool.js';
 
 export interface EmulatorOptions {
@@ -32,13 +33,23 @@ export interface RunningEmulator {
 /** The calling person's upstream token for one call; undefined when they have none. */
 export type UserTokenSource = (call: ToolCall) => string | undefined | Promise<string | undefined>;
 
-/** Per-call credentials a runtime can take besides its configuration. */
+/** What a runtime can take besides its configuration: per-call credentials, and the state replicas share. */
 export interface RuntimeOptions {
   /**
    * The calling person's own token (HTTP with per-user OAuth, src/runtime/auth/). Only services whose entry sets
    * `takesUserToken` use it; the others keep their organisation-wide credentials.
    */
   userToken?: UserTokenSource;
+  /**
+   * Replicas' shared state (`serve` opens it when SWITCHBOARD_REDIS_URL is set): each service keeps its rate
+   * budgets and caches there. Absent: the embedded, in-process ones.
+   */
+  sharedState?: SharedState;
+}
+
+/** `{ sharedState }` when the options carry it, for spreading into a service's configuration. */
+export function sharedStateOf(options: RuntimeOptions | undefined): { sharedState?: SharedState } {
+  return options?.sharedState ? { sharedState: options.sharedState } : {};
 }
 
 /** Credentials `serve` would start without, so that every call of the service fails until they are set. */

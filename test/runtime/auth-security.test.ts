@@ -181,7 +181,9 @@ describe('registration (RFC 7591 §5, RFC 6749 §3.1.2, RFC 8252 §7.3 and §8.4
     expect(ok.body).not.toHaveProperty('logo_uri');
     expect(ok.body).not.toHaveProperty('jwks_uri');
     expect(ok.body).toMatchObject({ token_endpoint_auth_method: 'none', scope: 'mcp' });
-    expect(JSON.stringify(vault.client(ok.body.client_id as string))).not.toMatch(/evil|169\.254|chosen/);
+    expect(JSON.stringify(await vault.client(ok.body.client_id as string))).not.toMatch(
+      /evil|169\.254|chosen/,
+    );
   });
 });
 
@@ -268,7 +270,7 @@ describe('our consent page (MCP security best practices: confused deputy, per-cl
     const { vault, authorizeUrl, openConsent, signIn } = setup();
     // As registered by an earlier version, which kept whatever parsed: reads as app.example.com, goes to evil.
     const raw = 'https://evil.example\\@app.example.com/cb';
-    const client = vault.registerClient({ name: 'Lookalike', redirectUris: [raw], metadata: {} });
+    const client = await vault.registerClient({ name: 'Lookalike', redirectUris: [raw], metadata: {} });
     const consent = await openConsent(authorizeUrl(client.id, { redirect_uri: raw }).url);
     expect(consent.response.status).toBe(200);
     const shown = /<code id="redirect-uri">([^<]*)<\/code>/.exec(consent.html)?.[1];
@@ -538,8 +540,8 @@ describe('authorization codes (RFC 6749 §4.1.3 and §10.5, OAuth 2.1 §4.1.3, R
     expect(stolen.body).not.toHaveProperty('access_token');
     // The store tokens the code stood for are not kept for nobody.
     const grant = grants.at(-1) as GrantRecord;
-    expect(vault.grant(grant.id)?.endedAt).toBeDefined();
-    expect(vault.upstreamTokens(grant.id)).toBeUndefined();
+    expect((await vault.grant(grant.id))?.endedAt).toBeDefined();
+    expect(await vault.upstreamTokens(grant.id)).toBeUndefined();
     // Used up for the rightful client as well (one try per code).
     expect((await exchange(victim, code, verifier)).body).toMatchObject({ error: 'invalid_grant' });
   });
@@ -552,11 +554,11 @@ describe('authorization codes (RFC 6749 §4.1.3 and §10.5, OAuth 2.1 §4.1.3, R
       redirect_uri: 'http://127.0.0.1:50124/callback',
     });
     expect(otherPort.body).toMatchObject({ error: 'invalid_grant', error_description: /redirect_uri/ });
-    expect(vault.grant((grants.at(-1) as GrantRecord).id)?.endedAt).toBeDefined();
+    expect((await vault.grant((grants.at(-1) as GrantRecord).id))?.endedAt).toBeDefined();
     const second = await signIn(clientId);
     const wrong = await exchange(clientId, second.code, randomBytes(40).toString('base64url'));
     expect(wrong.body).toMatchObject({ error: 'invalid_grant' });
-    expect(vault.upstreamTokens((grants.at(-1) as GrantRecord).id)).toBeUndefined();
+    expect(await vault.upstreamTokens((grants.at(-1) as GrantRecord).id)).toBeUndefined();
   });
 
   it('(fixed) a code expires after five minutes, and a code never redeemed does not keep its store tokens', async () => {
@@ -568,15 +570,15 @@ describe('authorization codes (RFC 6749 §4.1.3 and §10.5, OAuth 2.1 §4.1.3, R
       error: 'invalid_grant',
     });
     const lateGrant = grants.at(-1) as GrantRecord;
-    expect(vault.upstreamTokens(lateGrant.id)).toBeUndefined();
+    expect(await vault.upstreamTokens(lateGrant.id)).toBeUndefined();
     // A client that never comes back for its code: once it has long expired, its grant is ended too.
     await signIn(clientId);
     const abandoned = grants.at(-1) as GrantRecord;
-    expect(vault.upstreamTokens(abandoned.id)).toBeDefined();
+    expect(await vault.upstreamTokens(abandoned.id)).toBeDefined();
     clock.advance(2 * 5 * 60_000 + 1);
     await signIn(clientId);
-    expect(vault.grant(abandoned.id)?.endedAt).toBeDefined();
-    expect(vault.upstreamTokens(abandoned.id)).toBeUndefined();
+    expect((await vault.grant(abandoned.id))?.endedAt).toBeDefined();
+    expect(await vault.upstreamTokens(abandoned.id)).toBeUndefined();
   });
 
   it('a replayed code ends everything the first redemption issued, refresh token included', async () => {
@@ -658,7 +660,7 @@ describe('the MCP endpoint (RFC 6750 §2, RFC 8707, RFC 9728, MCP: audience, no 
       `${origin}/`,
       'http://localhost:8787/mcp',
     ]) {
-      const foreign = vault.issueTokens({ grantId: grant.id, clientId, resource, scope: 'mcp' });
+      const foreign = await vault.issueTokens({ grantId: grant.id, clientId, resource, scope: 'mcp' });
       const refused = await mcp(foreign.accessToken);
       expect(refused.status).toBe(401);
       expect(refused.headers.get('www-authenticate')).toMatch(/error="invalid_token"/);
@@ -667,7 +669,12 @@ describe('the MCP endpoint (RFC 6750 §2, RFC 8707, RFC 9728, MCP: audience, no 
       );
     }
     // RFC 8707 names resources without a fragment; one trailing slash is the same resource.
-    const same = vault.issueTokens({ grantId: grant.id, clientId, resource: `${origin}/mcp/`, scope: 'mcp' });
+    const same = await vault.issueTokens({
+      grantId: grant.id,
+      clientId,
+      resource: `${origin}/mcp/`,
+      scope: 'mcp',
+    });
     expect((await mcp(same.accessToken)).status).toBe(200);
   });
 
@@ -877,6 +884,6 @@ describe('the sealed store tokens at rest (AES-256-GCM bound to row and column)'
     for (const name of ['secret.key', 'auth.db', 'auth.db-wal', 'auth.db-shm']) {
       expect((statSync(join(dir, name)).mode & 0o777).toString(8), name).toBe('600');
     }
-    vault.close();
+    await vault.close();
   });
 });

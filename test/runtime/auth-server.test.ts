@@ -430,7 +430,7 @@ describe('/token and the MCP endpoint', () => {
       .principal;
     expect(principal.subject).toBe('usrAlan');
     expect(principal.grantId).toMatch(/^sbg_/);
-    vault.endGrant(principal.grantId, 'test');
+    await vault.endGrant(principal.grantId, 'test');
     await expect(client.callTool({ name: 'Who.Calls', arguments: {} })).rejects.toThrow(UnauthorizedError);
     await client.close();
   });

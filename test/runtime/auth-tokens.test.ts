@@ -55,9 +55,9 @@ function setup() {
   const vault = new AuthVault(':memory:', randomBytes(32), { now: clock.now });
   const upstream = new FakeUpstream(clock.now);
   const tokens = new UserTokens(vault, upstream, { reconnectError });
-  const connect = (subject: string, ttlMs?: number) => {
+  const connect = async (subject: string, ttlMs?: number) => {
     const initial = upstream.tokens(ttlMs);
-    const grant = vault.createGrant({ clientId: 'sbc_client', subject, tokens: initial });
+    const grant = await vault.createGrant({ clientId: 'sbc_client', subject, tokens: initial });
     return { grant, initial };
   };
   const call = (principal?: { subject: string; grantId: string }): ToolCall => ({
@@ -84,8 +84,8 @@ async function reconnectOf(promise: Promise<unknown>): Promise<ToolError> {
 describe('UserTokens', () => {
   it("gives each call its own person's token, found by the verified grant only", async () => {
     const { tokens, connect, call } = setup();
-    const grace = connect('usrGrace');
-    const alan = connect('usrAlan');
+    const grace = await connect('usrGrace');
+    const alan = await connect('usrAlan');
     expect(await tokens.tokenFor(call({ subject: 'usrGrace', grantId: grace.grant.id }))).toBe(
       grace.initial.accessToken,
     );
@@ -101,7 +101,7 @@ describe('UserTokens', () => {
 
   it('renews within the margin before expiry, saves the rotated tokens, and uses them from then on', async () => {
     const { clock, vault, upstream, tokens, connect, call } = setup();
-    const { grant, initial } = connect('usrGrace');
+    const { grant, initial } = await connect('usrGrace');
     const principal = { subject: 'usrGrace', grantId: grant.id };
     clock.advance(3600_000 - REFRESH_MARGIN_MS - 1000);
     expect(await tokens.tokenFor(call(principal))).toBe(initial.accessToken);
@@ -110,15 +110,15 @@ describe('UserTokens', () => {
     const renewed = await tokens.tokenFor(call(principal));
     expect(renewed).not.toBe(initial.accessToken);
     expect(upstream.refreshes).toEqual([initial.refreshToken]);
-    expect(vault.grant(grant.id)?.version).toBe(2);
-    expect(vault.upstreamTokens(grant.id)?.accessToken).toBe(renewed);
+    expect((await vault.grant(grant.id))?.version).toBe(2);
+    expect((await vault.upstreamTokens(grant.id))?.accessToken).toBe(renewed);
     expect(await tokens.tokenFor(call(principal))).toBe(renewed);
     expect(upstream.refreshes).toHaveLength(1);
   });
 
   it('renews once for concurrent calls (the upstream would revoke a grant whose refresh token is used twice)', async () => {
     const { upstream, tokens, connect, call } = setup();
-    const { grant } = connect('usrGrace', 60_000);
+    const { grant } = await connect('usrGrace', 60_000);
     let release: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => {
       release = resolve;
@@ -137,21 +137,21 @@ describe('UserTokens', () => {
 
   it('invalid_grant on renewal ends the grant with a reconnect error; later calls fail the same way at once', async () => {
     const { vault, upstream, tokens, connect, call } = setup();
-    const { grant } = connect('usrGrace', 60_000);
+    const { grant } = await connect('usrGrace', 60_000);
     upstream.next = async () => {
       throw new StoreOAuthError('invalid_grant', 'The grant has been revoked.', 400);
     };
     const principal = { subject: 'usrGrace', grantId: grant.id };
     const error = await reconnectOf(tokens.tokenFor(call(principal)));
     expect(error.message).toMatch(/refused to renew it/);
-    expect(vault.grant(grant.id)?.endedAt).toBeDefined();
+    expect((await vault.grant(grant.id))?.endedAt).toBeDefined();
     await reconnectOf(tokens.tokenFor(call(principal)));
     expect(upstream.refreshes).toHaveLength(1);
   });
 
   it('a transient renewal failure keeps a still-valid token, and fails the call once the token has expired', async () => {
     const { clock, upstream, tokens, connect, call } = setup();
-    const { grant, initial } = connect('usrGrace', 60_000);
+    const { grant, initial } = await connect('usrGrace', 60_000);
     upstream.next = async () => {
       throw new StoreOAuthError('network', 'Could not reach the store', 0);
     };
@@ -164,7 +164,7 @@ describe('UserTokens', () => {
 
   it('an expired upstream refresh token ends the grant without asking the upstream', async () => {
     const { clock, vault, upstream, tokens, call } = setup();
-    const grant = vault.createGrant({
+    const grant = await vault.createGrant({
       clientId: 'sbc_client',
       subject: 'usrGrace',
       tokens: { ...upstream.tokens(60_000), refreshExpiresAt: START + 120_000 },
@@ -176,7 +176,7 @@ describe('UserTokens', () => {
 
   it('an upstream 401 ends the grant, unless the call ran with tokens renewed since', async () => {
     const { clock, vault, tokens, connect, call } = setup();
-    const { grant } = connect('usrGrace');
+    const { grant } = await connect('usrGrace');
     const principal = { subject: 'usrGrace', grantId: grant.id };
     const refused = new ToolError({
       kind: 'unauthorized',
@@ -189,20 +189,23 @@ describe('UserTokens', () => {
     await tokens.tokenFor(stale);
     clock.advance(3600_000 - REFRESH_MARGIN_MS + 1);
     await tokens.tokenFor(call(principal));
-    expect(tokens.afterUnauthorized(stale, refused)).toMatchObject({ kind: 'unauthorized', retryable: true });
-    expect(vault.grant(grant.id)?.endedAt).toBeUndefined();
+    expect(await tokens.afterUnauthorized(stale, refused)).toMatchObject({
+      kind: 'unauthorized',
+      retryable: true,
+    });
+    expect((await vault.grant(grant.id))?.endedAt).toBeUndefined();
 
     // A call with the current tokens: the upstream no longer honours the grant.
     const current = call(principal);
     await tokens.tokenFor(current);
-    const error = tokens.afterUnauthorized(current, refused);
+    const error = await tokens.afterUnauthorized(current, refused);
     expect(error.message).toMatch(/connection needs to be renewed/);
-    expect(vault.grant(grant.id)?.endedAt).toBeDefined();
+    expect((await vault.grant(grant.id))?.endedAt).toBeDefined();
   });
 
   it('withUserTokenErrors turns a 401 on a person’s call into the reconnect error, and leaves others alone', async () => {
     const { tokens, connect, call } = setup();
-    const { grant } = connect('usrGrace');
+    const { grant } = await connect('usrGrace');
     const fail = (status: number) => async () => {
       throw new ToolError({
         kind: status === 401 ? 'unauthorized' : 'forbidden',

@@ -1,5 +1,5 @@
 // The in-process fixture of the per-user OAuth tests (auth-server, auth-security): our authorization server over an
-// AuthVault (in memory, or in a file), a fake store behind it (PKCE-checked codes `user|state`, a token per user,
+// AuthVault (in memory, in a file, or one given: over Redis, a replica), a fake store behind it (PKCE-checked codes `user|state`, a token per user,
 // whoami, every token it issued kept), and the HTTP app serving it with a Who.Calls tool behind /mcp. No sockets:
 // each request goes through app.request with the origin's Host. Beside it, the client's and browser's side of the
 // flow as helpers: registration, /authorize URLs, the consent page, approval, the store's callback, code exchange,
@@ -131,6 +131,13 @@ export interface AuthHarnessOptions {
   origin?: string;
   /** Where the vault keeps its rows. Default: in memory. */
   dbPath?: string;
+  /**
+   * The vault to serve instead (then `dbPath` and the harness clock do not apply): two harnesses over two vaults on
+   * one Redis are two replicas behind a load balancer.
+   */
+  vault?: AuthVault;
+  /** The fake store behind the server. Default: a new one; replicas share one, as they share the real store. */
+  store?: FakeStore;
   /** The tools behind /mcp. Default: callerTools. */
   tools?: (deps: AuthHarnessDeps) => ServiceRuntime[];
   /** Send `resource=<origin>/mcp` (RFC 8707) with every code exchange unless the call says otherwise. Default: off. */
@@ -142,8 +149,9 @@ export function authHarness(options: AuthHarnessOptions = {}) {
   const host = new URL(origin).host;
   let now = START;
   const clock = { now: () => now, advance: (ms: number) => (now += ms) };
-  const vault = new AuthVault(options.dbPath ?? ':memory:', randomBytes(32), { now: clock.now });
-  const store = new FakeStore(`${origin}/oauth/callback`);
+  const vault =
+    options.vault ?? new AuthVault(options.dbPath ?? ':memory:', randomBytes(32), { now: clock.now });
+  const store = options.store ?? new FakeStore(`${origin}/oauth/callback`);
   const userTokens = new UserTokens(vault, store, { reconnectError });
   const server = createAuthorizationServer({
     vault,
@@ -312,8 +320,8 @@ export function authHarness(options: AuthHarnessOptions = {}) {
   /** Grants as they are made, to look at them after the flow. */
   const grants: GrantRecord[] = [];
   const createGrant = vault.createGrant.bind(vault);
-  vault.createGrant = (input) => {
-    const grant = createGrant(input);
+  vault.createGrant = async (input) => {
+    const grant = await createGrant(input);
     grants.push(grant);
     return grant;
   };

@@ -22,7 +22,7 @@ import { consentEndpoints } from './consent.js';
 import { mountDiscovery } from './discovery.js';
 import { registrationEndpoint } from './registration.js';
 import { BrowserBinding } from './requests.js';
-import { corsPreflight } from './responses.js';
+import { corsPreflight, whileStateReachable } from './responses.js';
 import { tokenEndpoint } from './tokenEndpoint.js';
 import { upstreamCallbackEndpoint } from './upstreamCallback.js';
 import type { UpstreamOAuthClient } from './userTokens.js';
@@ -111,15 +111,19 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         registerPath: REGISTER_PATH,
       });
       app.options(REGISTER_PATH, () => corsPreflight('POST, OPTIONS'));
-      app.post(REGISTER_PATH, registrationEndpoint(vault, MCP_SCOPE));
-      app.get(AUTHORIZE_PATH, consent.show);
-      app.post(AUTHORIZE_PATH, consent.decide);
+      // Each endpoint reads or writes the vault: with shared state, Redis may be briefly out of reach (503).
+      app.post(REGISTER_PATH, whileStateReachable(registrationEndpoint(vault, MCP_SCOPE), 'json'));
+      app.get(AUTHORIZE_PATH, whileStateReachable(consent.show, 'page'));
+      app.post(AUTHORIZE_PATH, whileStateReachable(consent.decide, 'page'));
       app.get(
         callbackPath,
-        upstreamCallbackEndpoint({ vault, upstream, issuer, browser, upstreamRedirectUrl, upstreamName }),
+        whileStateReachable(
+          upstreamCallbackEndpoint({ vault, upstream, issuer, browser, upstreamRedirectUrl, upstreamName }),
+          'page',
+        ),
       );
       app.options(TOKEN_PATH, () => corsPreflight('POST, OPTIONS'));
-      app.post(TOKEN_PATH, tokenEndpoint(vault));
+      app.post(TOKEN_PATH, whileStateReachable(tokenEndpoint(vault), 'json'));
     },
     authenticate: (request: Request) => authenticate(request, { resource, resourceMetadataUrl, verifier }),
     principalOf,

@@ -40,7 +40,7 @@ type Checked =
   | { ok: true; client: ClientRecord; request: AuthorizationRequest }
   | { ok: false; response: Response };
 
-function checkAuthorizeRequest(c: Context, options: ConsentOptions): Checked {
+async function checkAuthorizeRequest(c: Context, options: ConsentOptions): Promise<Checked> {
   const { vault, issuer, resource, scope } = options;
   const all = (name: string) => c.req.queries(name) ?? [];
   const one = (name: string) => all(name)[0];
@@ -51,7 +51,7 @@ function checkAuthorizeRequest(c: Context, options: ConsentOptions): Checked {
   // Until client and redirect URI are known good, nothing is redirected anywhere (RFC 6749 §4.1.2.1).
   const clientId = one('client_id');
   if (all('client_id').length !== 1 || !clientId) return stop('The request needs one client_id.');
-  const client = vault.client(clientId);
+  const client = await vault.client(clientId);
   if (!client) return stop('No MCP client is registered with this client_id.', [['client_id', clientId]]);
   if (all('redirect_uri').length > 1) return stop('redirect_uri was given more than once.');
   const asked = one('redirect_uri');
@@ -120,11 +120,11 @@ function checkAuthorizeRequest(c: Context, options: ConsentOptions): Checked {
 export function consentEndpoints(options: ConsentOptions) {
   const { vault, upstream, issuer, browser } = options;
 
-  const show = (c: Context): Response => {
-    const checked = checkAuthorizeRequest(c, options);
+  const show = async (c: Context): Promise<Response> => {
+    const checked = await checkAuthorizeRequest(c, options);
     if (!checked.ok) return checked.response;
     const { id, setCookie } = browser.ensure(c);
-    const handle = vault.createPending(checked.request, sha256(id));
+    const handle = await vault.createPending(checked.request, sha256(id));
     const html = consentPage({
       action: options.authorizePath,
       handle,
@@ -149,7 +149,7 @@ export function consentEndpoints(options: ConsentOptions) {
     const form = text !== undefined ? new URLSearchParams(text) : undefined;
     const handle = form?.get('consent');
     const browserId = browser.read(c);
-    const pending = handle && browserId ? vault.takePending(handle, sha256(browserId)) : undefined;
+    const pending = handle && browserId ? await vault.takePending(handle, sha256(browserId)) : undefined;
     if (!pending) {
       return showError(
         c,
@@ -162,7 +162,7 @@ export function consentEndpoints(options: ConsentOptions) {
       return clientError(issuer, pending, 'access_denied', 'The person declined the connection.');
     }
     const verifier = randomBytes(48).toString('base64url');
-    const state = vault.createUpstreamAuthorization(pending, verifier);
+    const state = await vault.createUpstreamAuthorization(pending, verifier);
     const location = upstream.authorizeUrl({
       redirectUri: options.upstreamRedirectUrl,
       state,

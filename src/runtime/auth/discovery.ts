@@ -1,10 +1,11 @@
 // The discovery documents MCP clients read before signing in: RFC 9728 protected resource metadata (at the
 // path-aware URL the 401 challenge names, and at the bare well-known path for clients that probe that first) and
-// RFC 8414 authorization server metadata. Every URL in them comes from the configured origin, never from the
-// request's Host or X-Forwarded-* headers. The documents are typed by the MCP SDK's own metadata types, and the
-// challenge's document URL is the SDK's; the SDK's `oauthMetadataResponse` is not used to serve them, because it
-// serves the resource document at the path-aware URL only (clients that probe the bare well-known path first get
-// 404) and leaves out `bearer_methods_supported`.
+// RFC 8414 authorization server metadata. Every URL in them comes from the origin they were made for: the
+// configured one, or behind `--trust-proxy` the request's forwarded origin once its host is on the allow-list
+// (publicOrigins.ts), never from an unchecked header. The documents are typed by the MCP SDK's own metadata types,
+// and the challenge's document URL is the SDK's; the SDK's `oauthMetadataResponse` is not used to serve them,
+// because it serves the resource document at the path-aware URL only (clients that probe the bare well-known path
+// first get 404) and leaves out `bearer_methods_supported`.
 
 import {
   getOAuthProtectedResourceMetadataUrl,

@@ -1,20 +1,26 @@
 // Per-user OAuth over HTTP, wired the same way whichever service offers it. A service entry may offer sign-in
 // through its upstream's OAuth (PerUserAuthOffer): it reads its own settings and builds its upstream's OAuth client.
 // `serve` asks the entries for the one the environment switches on; this module opens the vault (and its sealing
-// key), gives each person's calls their own upstream token (UserTokens), and makes the HTTP gate: our authorization
-// server, built once the bound address (and so the public URL) is known.
+// key; in SQLite in the data folder, or in Redis when replicas share it), gives each person's calls their own
+// upstream token (UserTokens), and makes the HTTP gate: our authorization server, built once the bound address (and
+// so the public URL) is known.
 
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ToolError } from '../errors.js';
 import { log } from '../log.js';
+import type { SharedState } from '../sharedState/redis.js';
+import { RedisAuthState } from '../sharedState/redisAuthState.js';
+import { REDIS_URL_VARIABLE } from '../sharedState/redisUrl.js';
 import type { ServiceRuntime, ToolCall } from '../tool.js';
 import {
   type AuthorizationServer,
   createAuthorizationServer,
   DEFAULT_CALLBACK_PATH,
 } from './authorizationServer.js';
+import { AuthStateUnavailableError } from './authState.js';
 import { type AuthSettings, AuthSetupError, authSettingsFromEnv, resolvePublicUrl } from './config.js';
+import { perOriginAuthorizationServer } from './publicOrigins.js';
 import { type UpstreamOAuthClient, UserTokens, withUserTokenErrors } from './userTokens.js';
 import { AuthVault, loadSecretKey } from './vault.js';
 
@@ -85,7 +91,11 @@ export function perUserSignInFromEnv(
 /** The upstream reached, and the gate that serves our authorization server in front of the MCP endpoint. */
 export interface PerUserConnection {
   oauthUrl: string;
-  gate(bound: URL, mcpPath: string): AuthorizationServer;
+  /**
+   * `originOf` (behind a trusted proxy, `serve --trust-proxy`): the public origin each request names; without a
+   * configured SWITCHBOARD_PUBLIC_URL the authorization server's URLs then follow it (auth/publicOrigins.ts).
+   */
+  gate(bound: URL, mcpPath: string, originOf?: (request: Request) => URL | undefined): AuthorizationServer;
 }
 
 export class PerUserAuth {
@@ -112,28 +122,73 @@ export class PerUserAuth {
     this.#tokens = new UserTokens(this.vault, client, { reconnectError: setup.reconnectError });
     return {
       oauthUrl,
-      gate: (bound, mcpPath) => {
-        const publicUrl = resolvePublicUrl(settings, bound);
-        return createAuthorizationServer({
-          vault: this.vault,
-          upstream: client,
-          publicUrl,
-          mcpPath,
-          upstreamRedirectUrl: setup.redirectUrl ?? `${publicUrl.origin}${DEFAULT_CALLBACK_PATH}`,
-          upstreamRedirectSetting: setup.redirectUrlVariable,
-          upstreamName: offer.upstreamName,
+      gate: (bound, mcpPath, originOf) => {
+        const create = (publicUrl: URL) =>
+          createAuthorizationServer({
+            vault: this.vault,
+            upstream: client,
+            publicUrl,
+            mcpPath,
+            upstreamRedirectUrl: setup.redirectUrl ?? `${publicUrl.origin}${DEFAULT_CALLBACK_PATH}`,
+            upstreamRedirectSetting: setup.redirectUrlVariable,
+            upstreamName: offer.upstreamName,
+          });
+        // A configured public URL names the one origin, whatever a proxy says; without a trusted proxy, so does
+        // the bound address. Only behind a trusted proxy, with nothing configured, does each request say.
+        if (settings.publicUrl || !originOf) return create(resolvePublicUrl(settings, bound));
+        const redirect = setup.redirectUrl ? new URL(new URL(setup.redirectUrl).origin) : undefined;
+        return perOriginAuthorizationServer({
+          create,
+          originOf,
+          fallback: redirect ?? new URL(bound.origin),
+          ...(redirect ? { allowedHosts: [redirect.hostname] } : {}),
         });
       },
     };
   }
 
-  close(): void {
-    this.vault.close();
+  close(): Promise<void> {
+    return this.vault.close();
   }
 }
 
-/** Opens the vault (and its key): a wrong key or an unusable data folder stops the start at once. */
-export function openPerUserAuth(signIn: PerUserSignIn, dataDir: string): PerUserAuth {
+/**
+ * Opens the vault (and its key): a wrong key or an unusable data folder stops the start at once. With `shared`
+ * (SWITCHBOARD_REDIS_URL), the vault's rows live in Redis for every replica, and the key must come from
+ * SWITCHBOARD_SECRET_KEY: a key each replica made in its own data folder would seal what the others cannot open.
+ */
+export async function openPerUserAuth(
+  signIn: PerUserSignIn,
+  dataDir: string,
+  shared?: SharedState,
+): Promise<PerUserAuth> {
+  if (shared) {
+    if (!signIn.settings.secretKey) {
+      throw new AuthSetupError(
+        `${REDIS_URL_VARIABLE} is set, so replicas share the sign-in state in Redis and must all seal it with one key: ` +
+          'set SWITCHBOARD_SECRET_KEY to the same 32 random bytes in base64 on every replica (make one with ' +
+          '`openssl rand -base64 32` and keep it in your secret store). A key made in each replica’s data folder ' +
+          'would differ between replicas.',
+      );
+    }
+    const key = loadSecretKey(signIn.settings.secretKey, dataDir);
+    const vault = new AuthVault(new RedisAuthState(shared.redis), key.key);
+    try {
+      await vault.verifyKey();
+    } catch (error) {
+      // A Redis not up yet does not stop the start (shared state's rule): the first sign-in operation checks the key.
+      if (!(error instanceof AuthStateUnavailableError)) throw error;
+      log(
+        'warn',
+        'could not check the sealing key against the shared sign-in state yet; checking on first use',
+        {
+          reason: error.message,
+        },
+      );
+    }
+    log('info', 'per-user OAuth state', { store: 'redis', key: key.origin });
+    return new PerUserAuth(vault, signIn);
+  }
   const memory = dataDir === ':memory:';
   if (!memory) mkdirSync(dataDir, { recursive: true, mode: 0o700 });
   const key = loadSecretKey(signIn.settings.secretKey, dataDir);

@@ -84,7 +84,7 @@ export function registrationEndpoint(vault: AuthVault, scope: string) {
       scope,
       ...(name ? { client_name: name } : {}),
     };
-    const client = vault.registerClient({
+    const client = await vault.registerClient({
       ...(name ? { name } : {}),
       redirectUris: uris as string[],
       metadata,

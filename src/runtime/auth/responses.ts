@@ -1,8 +1,11 @@
 // How the authorization server answers: redirects back to the MCP client (RFC 6749 §4.1.2, with `iss` per RFC
 // 9207), the token endpoint's JSON errors (RFC 6749 §5.2), CORS for the endpoints browser-based clients call with
-// fetch, and the error page for requests that cannot be answered with a redirect.
+// fetch, the error page for requests that cannot be answered with a redirect, and 503 while the shared sign-in state
+// (Redis) cannot be reached.
 
 import type { Context } from 'hono';
+import { log } from '../log.js';
+import { AuthStateUnavailableError } from './authState.js';
 import { errorPage, PAGE_HEADERS } from './pages.js';
 import type { AuthorizationRequest } from './vault.js';
 
@@ -77,9 +80,50 @@ export function clientError(
 /** The error page, for answers that must not be redirected anywhere (the client or its redirect is not known good). */
 export function showError(
   c: Context,
-  status: 400 | 403,
+  status: 400 | 403 | 503,
   message: string,
   details: [string, string][] = [],
 ): Response {
   return c.html(errorPage(message, details), status, PAGE_HEADERS);
+}
+
+const RETRY_AFTER_SECONDS = '2';
+const UNAVAILABLE = 'The sign-in service cannot reach its shared state just now; try again in a moment.';
+
+/**
+ * The answer while the shared sign-in state (Redis) is out of reach: 503 with Retry-After, so that a client tries
+ * again instead of starting a new sign-in (a 400 or 401 would send it there). JSON for the API endpoints, the error
+ * page for a browser's.
+ */
+export function stateUnavailable(error: AuthStateUnavailableError, c?: Context): Response {
+  log('warn', 'the sign-in state could not be reached', { reason: error.message });
+  if (c) {
+    return c.html(errorPage(UNAVAILABLE, []), 503, { ...PAGE_HEADERS, 'Retry-After': RETRY_AFTER_SECONDS });
+  }
+  return Response.json(
+    { error: 'temporarily_unavailable', error_description: UNAVAILABLE },
+    {
+      status: 503,
+      headers: {
+        'Retry-After': RETRY_AFTER_SECONDS,
+        'Cache-Control': 'no-store',
+        'Access-Control-Allow-Origin': '*',
+      },
+    },
+  );
+}
+
+/** An endpoint's handler, answering `stateUnavailable` when the shared state is out of reach. */
+export function whileStateReachable(
+  handler: (c: Context) => Response | Promise<Response>,
+  as: 'json' | 'page',
+): (c: Context) => Promise<Response> {
+  return async (c) => {
+    try {
+      return await handler(c);
+    } catch (error) {
+      if (!(error instanceof AuthStateUnavailableError)) throw error;
+      return stateUnavailable(error, as === 'page' ? c : undefined);
+    }
+  };
 }

@@ -39,12 +39,12 @@ function clientIdOf(c: Context, form: URLSearchParams): string | Response | unde
   }
 }
 
-function authorizationCodeGrant(
+async function authorizationCodeGrant(
   vault: AuthVault,
   form: URLSearchParams,
   clientId: string,
   askedResource: string | undefined,
-): Response {
+): Promise<Response> {
   const code = form.get('code') ?? undefined;
   const redirectUri = form.get('redirect_uri') ?? undefined;
   const codeVerifier = form.get('code_verifier') ?? undefined;
@@ -57,7 +57,7 @@ function authorizationCodeGrant(
       'code_verifier must be 43 to 128 characters of A-Z a-z 0-9 - . _ ~.',
     );
   }
-  const redeemed = vault.redeemCode(code);
+  const redeemed = await vault.redeemCode(code);
   if (redeemed.status === 'reused') {
     log('warn', 'authorization code used twice; its grant is ended', { client: clientId });
     return tokenError('invalid_grant', 'The authorization code was already used.');
@@ -67,8 +67,8 @@ function authorizationCodeGrant(
   const granted = redeemed.code;
   // The code is used up whatever the outcome; on a refusal, the grant it stood for can never be reached, so
   // its store tokens are not kept for nobody.
-  const refuse = (error: TokenErrorCode, description: string) => {
-    vault.endGrant(granted.grantId, 'its authorization code was refused');
+  const refuse = async (error: TokenErrorCode, description: string) => {
+    await vault.endGrant(granted.grantId, 'its authorization code was refused');
     return tokenError(error, description);
   };
   if (granted.clientId !== clientId) return refuse('invalid_grant', 'The code was issued to another client.');
@@ -82,7 +82,7 @@ function authorizationCodeGrant(
     return refuse('invalid_target', 'The code was issued for another resource.');
   }
   return answer(
-    vault.issueTokens({
+    await vault.issueTokens({
       grantId: granted.grantId,
       clientId,
       resource: granted.resource,
@@ -91,15 +91,15 @@ function authorizationCodeGrant(
   );
 }
 
-function refreshTokenGrant(
+async function refreshTokenGrant(
   vault: AuthVault,
   form: URLSearchParams,
   clientId: string,
   askedResource: string | undefined,
-): Response {
+): Promise<Response> {
   const refreshToken = form.get('refresh_token') ?? undefined;
   if (!refreshToken) return tokenError('invalid_request', 'refresh_token is required.');
-  const outcome = vault.refresh(
+  const outcome = await vault.refresh(
     refreshToken,
     clientId,
     (issuedFor) => askedResource === undefined || sameResource(askedResource, issuedFor),
@@ -143,7 +143,7 @@ export function tokenEndpoint(vault: AuthVault) {
     const clientId = clientIdOf(c, form);
     if (clientId instanceof Response) return clientId;
     if (!clientId) return tokenError('invalid_client', 'client_id is required.');
-    if (!vault.client(clientId))
+    if (!(await vault.client(clientId)))
       return tokenError('invalid_client', 'No client is registered with this client_id.');
     const resources = form.getAll('resource');
     if (resources.length > 1) return tokenError('invalid_target', 'Only one resource can be asked for.');

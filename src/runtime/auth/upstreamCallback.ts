@@ -26,7 +26,7 @@ export function upstreamCallbackEndpoint(options: UpstreamCallbackOptions) {
     const state = c.req.query('state');
     const browserId = browser.read(c);
     const request =
-      state && browserId ? vault.takeUpstreamAuthorization(state, sha256(browserId)) : undefined;
+      state && browserId ? await vault.takeUpstreamAuthorization(state, sha256(browserId)) : undefined;
     if (!request) {
       return showError(
         c,
@@ -57,8 +57,8 @@ export function upstreamCallbackEndpoint(options: UpstreamCallbackOptions) {
         codeVerifier: request.upstreamVerifier,
       });
       const identity = await upstream.whoami(tokens.accessToken);
-      const grant = vault.createGrant({ clientId: request.clientId, subject: identity.id, tokens });
-      const ours = vault.issueCode({
+      const grant = await vault.createGrant({ clientId: request.clientId, subject: identity.id, tokens });
+      const ours = await vault.issueCode({
         grantId: grant.id,
         clientId: request.clientId,
         redirectUri: request.redirectUri,

@@ -1,13 +1,15 @@
 // Per-call upstream credentials over HTTP with per-user OAuth: the verified caller's grant gives the upstream
 // access token that call runs with, and nothing else does. Tokens are renewed before they expire, one renewal per
 // grant at a time (the upstream rotates refresh tokens and treats a second use of one as theft, revoking the
-// grant), and the rotated tokens are sealed back into the vault. A grant the upstream no longer honours (revoked,
-// expired, refused) is ended, and the call fails with a "reconnect" error: the person's MCP client then gets 401 on
-// its next request and runs the sign-in again.
+// grant; with replicas sharing the vault in Redis, one renewal across all of them), and the rotated tokens are sealed
+// back into the vault. A grant the upstream no longer honours (revoked, expired, refused) is ended, and the call
+// fails with a "reconnect" error: the person's MCP client then gets 401 on its next request and runs the sign-in
+// again. Shared state out of reach (Redis down) fails the call as retryable, without ending anything.
 
 import { isToolError, ToolError } from '../errors.js';
 import { log } from '../log.js';
 import type { ServiceRuntime, ToolCall } from '../tool.js';
+import { AuthStateUnavailableError, type Release } from './authState.js';
 import { type GrantStore, RENEW_BEFORE_MS, type StoredGrant, TokenBroker } from './renewal.js';
 import type { AuthVault, GrantRecord, UpstreamTokenSet } from './vault.js';
 
@@ -43,21 +45,25 @@ interface VaultGrant extends StoredGrant {
   version: number;
 }
 
-/** The vault as the broker's store: grants by id; one process owns auth.db, so no lock beyond the broker's. */
+/**
+ * The vault as the broker's store: grants by id, read afresh every time (another replica may have renewed them),
+ * locked through the vault's state (nothing more for SQLite, which one process owns; a Redis lock for replicas).
+ */
 class VaultGrantStore implements GrantStore<VaultGrant> {
   constructor(
     private readonly vault: AuthVault,
     private readonly reconnect: (reason: string) => ToolError,
   ) {}
 
-  read(grantId: string): VaultGrant {
-    const record = this.vault.grant(grantId);
+  async read(grantId: string): Promise<VaultGrant> {
+    const found = await this.vault.grantWithTokens(grantId);
+    const record = found?.record;
     if (!record || record.endedAt !== undefined) {
       throw this.reconnect(record ? reasonOf(record) : 'it has ended');
     }
-    const tokens = this.vault.upstreamTokens(grantId);
+    const tokens = found.tokens;
     if (!tokens) {
-      this.vault.endGrant(grantId, 'its sealed tokens could not be opened');
+      await this.vault.endGrant(grantId, 'its sealed tokens could not be opened');
       throw this.reconnect('its stored tokens could not be read');
     }
     return {
@@ -70,8 +76,8 @@ class VaultGrantStore implements GrantStore<VaultGrant> {
     };
   }
 
-  write(grantId: string, grant: VaultGrant, renewed: UpstreamTokenSet): VaultGrant {
-    const record = this.vault.saveUpstreamTokens(grantId, renewed) ?? grant.record;
+  async write(grantId: string, grant: VaultGrant, renewed: UpstreamTokenSet): Promise<VaultGrant> {
+    const record = (await this.vault.saveUpstreamTokens(grantId, renewed)) ?? grant.record;
     log('debug', 'upstream token renewed', { grant: grantId });
     return {
       record,
@@ -83,16 +89,16 @@ class VaultGrantStore implements GrantStore<VaultGrant> {
     };
   }
 
-  async lock(): Promise<() => void> {
-    return () => undefined;
+  lock(grantId: string): Promise<Release> {
+    return this.vault.lockGrant(grantId);
   }
 
-  ended(grantId: string, grant: VaultGrant, why: 'expired' | 'refused'): ToolError {
+  async ended(grantId: string, grant: VaultGrant, why: 'expired' | 'refused'): Promise<ToolError> {
     if (why === 'expired') {
-      this.vault.endGrant(grantId, 'its refresh token expired');
+      await this.vault.endGrant(grantId, 'its refresh token expired');
       return this.reconnect('it has not been used for too long and has expired');
     }
-    this.vault.endGrant(grantId, 'the upstream refused to renew it');
+    await this.vault.endGrant(grantId, 'the upstream refused to renew it');
     log('info', 'grant ended: upstream refused the refresh', {
       grant: grantId,
       subject: grant.record.subject,
@@ -138,14 +144,28 @@ export class UserTokens {
   async tokenFor(call: ToolCall): Promise<string | undefined> {
     const principal = call.principal;
     if (!principal) return undefined;
-    const grant = this.vault.grant(principal.grantId);
-    if (!grant || grant.subject !== principal.subject) {
-      throw this.#reconnect('this connection is not known to the server');
+    try {
+      const grant = await this.vault.grant(principal.grantId);
+      if (!grant || grant.subject !== principal.subject) {
+        throw this.#reconnect('this connection is not known to the server');
+      }
+      const current = await this.#broker.grant(grant.id);
+      if (!current) return undefined;
+      this.#used.set(call, current.version);
+      return current.accessToken;
+    } catch (error) {
+      // Shared state out of reach (Redis down, a renewal lock held elsewhere): the call can be tried again.
+      if (error instanceof AuthStateUnavailableError) {
+        throw new ToolError({
+          kind: 'upstream_unavailable',
+          message: `Your data store connection could not be read or renewed just now: ${error.message}`,
+          hint: 'Try the call again shortly.',
+          retryable: true,
+          cause: error,
+        });
+      }
+      throw error;
     }
-    const current = await this.#broker.grant(grant.id);
-    if (!current) return undefined;
-    this.#used.set(call, current.version);
-    return current.accessToken;
   }
 
   /**
@@ -153,10 +173,10 @@ export class UserTokens {
    * person asked to reconnect) unless the call ran with tokens that have since been replaced: then only that
    * call's token was stale, and calling again works.
    */
-  afterUnauthorized(call: ToolCall, original: ToolError): ToolError {
+  async afterUnauthorized(call: ToolCall, original: ToolError): Promise<ToolError> {
     const principal = call.principal;
     if (!principal) return original;
-    const grant = this.vault.grant(principal.grantId);
+    const grant = await this.vault.grant(principal.grantId);
     if (!grant || grant.endedAt !== undefined)
       return this.#reconnect(grant ? reasonOf(grant) : 'it has ended');
     const used = this.#used.get(call);
@@ -169,7 +189,7 @@ export class UserTokens {
         retryable: true,
       });
     }
-    this.vault.endGrant(grant.id, 'the upstream refused its access token');
+    await this.vault.endGrant(grant.id, 'the upstream refused its access token');
     log('info', 'grant ended: upstream refused its token', { grant: grant.id, subject: grant.subject });
     return this.#reconnect('the data store no longer accepts it (the access may have been revoked)');
   }
@@ -201,7 +221,7 @@ export function withUserTokenErrors<Ctx>(runtime: ServiceRuntime<Ctx>, tokens: (
           } catch (error) {
             const broker = tokens();
             if (broker && call.principal && isToolError(error) && error.status === 401) {
-              throw broker.afterUnauthorized(call, error);
+              throw await broker.afterUnauthorized(call, error);
             }
             throw error;
           }

@@ -1,18 +1,46 @@
-// The HTTP server's authorization state in SQLite (auth.db): MCP clients that registered, authorization requests
-// in flight, grants (one person's connection: their upstream user id and the upstream's tokens), and the
-// authorization codes and tokens we issue to MCP clients.
+// The HTTP server's authorization state: MCP clients that registered, authorization requests in flight, grants (one
+// person's connection: their upstream user id and the upstream's tokens), and the authorization codes and tokens we
+// issue to MCP clients. The rows live in a store (authState.ts): SQLite in the data folder (auth.db) by default, or
+// Redis when replicas share the state; this class is the same over both.
 //
-// Nothing secret rests in the clear. The upstream's access and refresh tokens and our PKCE verifiers are sealed
-// with AES-256-GCM under the server's key, each bound to its row and column (the additional authenticated data), so
-// a sealed value copied into another person's row does not open. Our own codes, tokens and one-time handles are
-// kept as SHA-256 hashes only: they are 256-bit random values, so a plain hash cannot be reversed or guessed.
+// Nothing secret rests in the clear, in either store. The upstream's access and refresh tokens and our PKCE
+// verifiers are sealed with AES-256-GCM under the server's key, each bound to its row and column (the additional
+// authenticated data), so a sealed value copied into another person's row does not open. Our own codes, tokens and
+// one-time handles are kept as SHA-256 hashes only: they are 256-bit random values, so a plain hash cannot be
+// reversed or guessed. The key itself is never stored with the state.
 
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
-import { closeSync, existsSync, mkdirSync, openSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { registerSecret, registerTransientSecret } from '../secrets.js';
+import type {
+  AuthorizationRequest,
+  AuthStateStore,
+  ClientRecord,
+  CodeGrant,
+  GrantRecord,
+  GrantRow,
+  PendingAuthorization,
+  PendingRow,
+  PendingStage,
+  Release,
+  TokenPair,
+  UpstreamAuthorization,
+  UpstreamTokenSet,
+} from './authState.js';
 import { AuthSetupError } from './config.js';
+import { SqliteAuthState } from './sqliteAuthState.js';
+
+export type {
+  AuthorizationRequest,
+  AuthStateStore,
+  ClientRecord,
+  CodeGrant,
+  GrantRecord,
+  PendingAuthorization,
+  UpstreamAuthorization,
+  UpstreamTokenSet,
+} from './authState.js';
 
 export const KEY_BYTES = 32;
 const SEAL_PREFIX = 'v1.';
@@ -115,73 +143,7 @@ export function newSecret(prefix: string): string {
   return `${prefix}${randomBytes(32).toString('base64url')}`;
 }
 
-// ---- records -------------------------------------------------------------------------------------------------
-
-export interface ClientRecord {
-  id: string;
-  name?: string;
-  redirectUris: string[];
-  /** The registration as we accepted it, echoed back to the client. */
-  metadata: Record<string, unknown>;
-  createdAt: number;
-}
-
-/** What an MCP client asked for at /authorize, kept while the person decides and signs in upstream. */
-export interface AuthorizationRequest {
-  clientId: string;
-  redirectUri: string;
-  /** The client's own `state`, returned to it unchanged. */
-  clientState?: string;
-  codeChallenge: string;
-  resource: string;
-  scope: string;
-}
-
-export interface PendingAuthorization extends AuthorizationRequest {
-  /** Hash of the browser-binding cookie the consent page set. */
-  browserHash: string;
-  expiresAt: number;
-}
-
-export interface UpstreamAuthorization extends PendingAuthorization {
-  /** Our PKCE verifier for the upstream's authorization code. */
-  upstreamVerifier: string;
-}
-
-/** The upstream's tokens for one person, as its token endpoint gave them. */
-export interface UpstreamTokenSet {
-  accessToken: string;
-  refreshToken: string;
-  scopes: string[];
-  /** Epoch milliseconds. */
-  expiresAt: number;
-  refreshExpiresAt?: number;
-}
-
-export interface GrantRecord {
-  id: string;
-  clientId: string;
-  /** The person's user id at the upstream. */
-  subject: string;
-  upstreamScopes: string[];
-  accessExpiresAt: number;
-  refreshExpiresAt?: number;
-  /** Goes up by one each time the upstream tokens are replaced (a refresh). */
-  version: number;
-  tokensObtainedAt: number;
-  createdAt: number;
-  endedAt?: number;
-  endReason?: string;
-}
-
-export interface CodeGrant {
-  grantId: string;
-  clientId: string;
-  redirectUri: string;
-  codeChallenge: string;
-  resource: string;
-  scope: string;
-}
+// ---- results -------------------------------------------------------------------------------------------------
 
 export type CodeRedemption =
   | { status: 'ok'; code: CodeGrant }
@@ -230,128 +192,28 @@ export const CODE_TTL_MS = 5 * 60 * 1000;
 /** How long a consent page and the upstream sign-in after it may take. */
 export const PENDING_TTL_MS = 10 * 60 * 1000;
 
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS clients (
-  id TEXT PRIMARY KEY,
-  name TEXT,
-  redirect_uris TEXT NOT NULL,
-  metadata TEXT NOT NULL,
-  created_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS pending (
-  handle_hash TEXT PRIMARY KEY,
-  stage TEXT NOT NULL CHECK (stage IN ('consent', 'upstream')),
-  client_id TEXT NOT NULL,
-  redirect_uri TEXT NOT NULL,
-  client_state TEXT,
-  code_challenge TEXT NOT NULL,
-  resource TEXT NOT NULL,
-  scope TEXT NOT NULL,
-  browser_hash TEXT NOT NULL,
-  upstream_verifier TEXT,
-  expires_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS grants (
-  id TEXT PRIMARY KEY,
-  client_id TEXT NOT NULL,
-  subject TEXT NOT NULL,
-  upstream_scopes TEXT NOT NULL,
-  access_token TEXT NOT NULL,
-  access_expires_at INTEGER NOT NULL,
-  refresh_token TEXT NOT NULL,
-  refresh_expires_at INTEGER,
-  version INTEGER NOT NULL,
-  tokens_obtained_at INTEGER NOT NULL,
-  created_at INTEGER NOT NULL,
-  ended_at INTEGER,
-  end_reason TEXT
-);
-CREATE TABLE IF NOT EXISTS codes (
-  code_hash TEXT PRIMARY KEY,
-  grant_id TEXT NOT NULL,
-  client_id TEXT NOT NULL,
-  redirect_uri TEXT NOT NULL,
-  code_challenge TEXT NOT NULL,
-  resource TEXT NOT NULL,
-  scope TEXT NOT NULL,
-  expires_at INTEGER NOT NULL,
-  used_at INTEGER
-);
-CREATE TABLE IF NOT EXISTS tokens (
-  token_hash TEXT PRIMARY KEY,
-  kind TEXT NOT NULL CHECK (kind IN ('access', 'refresh')),
-  grant_id TEXT NOT NULL,
-  client_id TEXT NOT NULL,
-  resource TEXT NOT NULL,
-  scope TEXT NOT NULL,
-  issued_at INTEGER NOT NULL,
-  expires_at INTEGER NOT NULL,
-  retired_at INTEGER
-);
-CREATE INDEX IF NOT EXISTS tokens_by_grant ON tokens (grant_id, kind);
-`;
-
-/** A known value sealed when the database is created: opening it later proves the key is the same. */
+/** A known value sealed when the state is created: opening it later proves the key is the same. */
 const KEY_CHECK = 'switchboard auth.db key check';
-
-interface PendingRow {
-  stage: 'consent' | 'upstream';
-  client_id: string;
-  redirect_uri: string;
-  client_state: string | null;
-  code_challenge: string;
-  resource: string;
-  scope: string;
-  browser_hash: string;
-  upstream_verifier: string | null;
-  expires_at: number;
-}
-
-interface GrantRow {
-  id: string;
-  client_id: string;
-  subject: string;
-  upstream_scopes: string;
-  access_token: string;
-  access_expires_at: number;
-  refresh_token: string;
-  refresh_expires_at: number | null;
-  version: number;
-  tokens_obtained_at: number;
-  created_at: number;
-  ended_at: number | null;
-  end_reason: string | null;
-}
-
-interface CodeRow {
-  grant_id: string;
-  client_id: string;
-  redirect_uri: string;
-  code_challenge: string;
-  resource: string;
-  scope: string;
-  expires_at: number;
-  used_at: number | null;
-}
-
-interface TokenRow {
-  kind: 'access' | 'refresh';
-  grant_id: string;
-  client_id: string;
-  resource: string;
-  scope: string;
-  expires_at: number;
-  retired_at: number | null;
-}
+const KEY_CHECK_CONTEXT = 'meta:key_check';
 
 export class AuthVault {
-  readonly #db: Database.Database;
+  readonly #state: AuthStateStore;
   readonly #sealer: Sealer;
   readonly #now: () => number;
   readonly #ttl: { access: number; refresh: number; code: number; pending: number };
+  /** The known value sealed under this vault's key, which the stored one must match. */
+  readonly #keyCheck: string;
+  /** Whether the stored key check opened under our key; until it has, every operation checks first. */
+  #keyVerified = false;
+  /** The key check on its way (a store that answers later), shared by the operations waiting for it. */
+  #checking: Promise<void> | undefined;
 
-  constructor(path: string, key: Buffer, options: VaultOptions = {}) {
+  /**
+   * Over `state`, or over SQLite at a path (`:memory:` for tests). A wrong key throws here for a store that answers
+   * at once (SQLite); for one that answers later (Redis), `verifyKey` (or `AuthVault.open`) checks, and every
+   * operation checks until that has passed.
+   */
+  constructor(state: string | AuthStateStore, key: Buffer, options: VaultOptions = {}) {
     this.#sealer = new Sealer(key);
     this.#now = options.now ?? Date.now;
     this.#ttl = {
@@ -360,286 +222,264 @@ export class AuthVault {
       code: options.codeTtlMs ?? CODE_TTL_MS,
       pending: options.pendingTtlMs ?? PENDING_TTL_MS,
     };
-    if (path !== ':memory:' && !existsSync(path)) {
-      // Created owner-only before SQLite opens it; SQLite gives its -wal and -shm files the same permissions.
-      closeSync(openSync(path, 'a', 0o600));
+    this.#state = typeof state === 'string' ? new SqliteAuthState(state) : state;
+    this.#keyCheck = this.#sealer.seal(KEY_CHECK, KEY_CHECK_CONTEXT);
+    const stored = this.#state.keyCheck(this.#keyCheck);
+    if (stored instanceof Promise) {
+      // Answered later: checked by verifyKey or the first operation. Observed so that it is no unhandled rejection.
+      this.#checking = this.#settleKeyCheck(stored);
+      this.#checking.catch(() => undefined);
+    } else {
+      this.#checkKey(stored);
     }
-    this.#db = new Database(path);
-    if (path !== ':memory:') {
-      this.#db.pragma('journal_mode = WAL');
-      this.#db.pragma('busy_timeout = 5000');
-    }
-    this.#db.exec(SCHEMA);
-    this.#checkKey(path);
   }
 
-  close(): void {
-    this.#db.close();
+  /** The vault over `state`, once its key check has passed: throws an AuthSetupError for another key. */
+  static async open(state: AuthStateStore, key: Buffer, options: VaultOptions = {}): Promise<AuthVault> {
+    const vault = new AuthVault(state, key, options);
+    await vault.verifyKey();
+    return vault;
+  }
+
+  /**
+   * Resolves once the stored state is known to be sealed under this vault's key: an AuthSetupError when it is
+   * another, the store's own error when it cannot be reached (then the next operation checks again).
+   */
+  async verifyKey(): Promise<void> {
+    if (this.#keyVerified) return;
+    this.#checking ??= this.#settleKeyCheck(Promise.resolve(this.#state.keyCheck(this.#keyCheck)));
+    await this.#checking;
+  }
+
+  #settleKeyCheck(stored: Promise<string>): Promise<void> {
+    return stored
+      .then((value) => this.#checkKey(value))
+      .finally(() => {
+        this.#checking = undefined;
+      });
+  }
+
+  async close(): Promise<void> {
+    await this.#state.close();
   }
 
   get now(): number {
     return this.#now();
   }
 
-  #checkKey(path: string): void {
-    const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as
-      | { value: string }
-      | undefined;
-    if (!row) {
-      this.#db
-        .prepare("INSERT INTO meta (key, value) VALUES ('key_check', ?)")
-        .run(this.#sealer.seal(KEY_CHECK, 'meta:key_check'));
-      return;
+  #checkKey(stored: string): void {
+    if (this.#sealer.open(stored, KEY_CHECK_CONTEXT) !== KEY_CHECK) {
+      throw new AuthSetupError(this.#state.keyMismatch());
     }
-    if (this.#sealer.open(row.value, 'meta:key_check') !== KEY_CHECK) {
-      throw new AuthSetupError(
-        `${path} was sealed with another key than the one configured. Set SWITCHBOARD_SECRET_KEY to the key it was made with (or restore the data folder's secret.key), or move ${path} away to start afresh (everyone then signs in again).`,
-      );
-    }
+    this.#keyVerified = true;
+  }
+
+  /** The store, once the key check has passed. */
+  async #ready(): Promise<AuthStateStore> {
+    if (!this.#keyVerified) await this.verifyKey();
+    return this.#state;
   }
 
   // ---- clients -----------------------------------------------------------------------------------------------
 
-  registerClient(input: {
+  async registerClient(input: {
     name?: string;
     redirectUris: string[];
     metadata: Record<string, unknown>;
-  }): ClientRecord {
-    const id = `sbc_${randomBytes(16).toString('base64url')}`;
-    const createdAt = this.#now();
-    this.#db
-      .prepare('INSERT INTO clients (id, name, redirect_uris, metadata, created_at) VALUES (?, ?, ?, ?, ?)')
-      .run(
-        id,
-        input.name ?? null,
-        JSON.stringify(input.redirectUris),
-        JSON.stringify(input.metadata),
-        createdAt,
-      );
-    return {
-      id,
+  }): Promise<ClientRecord> {
+    const client: ClientRecord = {
+      id: `sbc_${randomBytes(16).toString('base64url')}`,
       ...(input.name ? { name: input.name } : {}),
       redirectUris: input.redirectUris,
       metadata: input.metadata,
-      createdAt,
+      createdAt: this.#now(),
     };
+    await (await this.#ready()).addClient(client);
+    return client;
   }
 
-  client(id: string): ClientRecord | undefined {
-    const row = this.#db.prepare('SELECT * FROM clients WHERE id = ?').get(id) as
-      | { id: string; name: string | null; redirect_uris: string; metadata: string; created_at: number }
-      | undefined;
-    if (!row) return undefined;
-    return {
-      id: row.id,
-      ...(row.name ? { name: row.name } : {}),
-      redirectUris: JSON.parse(row.redirect_uris) as string[],
-      metadata: JSON.parse(row.metadata) as Record<string, unknown>,
-      createdAt: row.created_at,
-    };
+  async client(id: string): Promise<ClientRecord | undefined> {
+    return (await this.#ready()).client(id);
   }
 
   // ---- authorization requests in flight -----------------------------------------------------------------------
 
   /** Remembers a checked /authorize request while the consent page is shown; the handle goes into the page. */
-  createPending(request: AuthorizationRequest, browserHash: string): string {
-    const now = this.#now();
-    this.#db.prepare('DELETE FROM pending WHERE expires_at <= ?').run(now);
+  async createPending(request: AuthorizationRequest, browserHash: string): Promise<string> {
     const handle = newSecret('');
-    this.#insertPending(sha256(handle), 'consent', { ...request, browserHash }, null, now);
+    await this.#addPending(sha256(handle), 'consent', { ...request, browserHash });
     return handle;
   }
 
   /** Takes (once) the request behind a consent form, if it is open and this is the browser it was shown in. */
-  takePending(handle: string, browserHash: string): PendingAuthorization | undefined {
-    return this.#take(handle, 'consent', browserHash);
+  async takePending(handle: string, browserHash: string): Promise<PendingAuthorization | undefined> {
+    const row = await this.#take(sha256(handle), 'consent', browserHash);
+    return row ? pendingOf(row) : undefined;
   }
 
   /** After consent: the same request, now waiting for the upstream's answer; the handle is our upstream `state`. */
-  createUpstreamAuthorization(request: PendingAuthorization, upstreamVerifier: string): string {
-    const now = this.#now();
+  async createUpstreamAuthorization(
+    request: PendingAuthorization,
+    upstreamVerifier: string,
+  ): Promise<string> {
     const state = newSecret('');
     const hash = sha256(state);
     const sealedVerifier = this.#sealer.seal(upstreamVerifier, `pending:${hash}`);
-    this.#insertPending(hash, 'upstream', request, sealedVerifier, now);
+    await this.#addPending(hash, 'upstream', request, sealedVerifier);
     return state;
   }
 
-  /** One stage of a request in flight, under the hash of its handle, open for the pending lifetime from `now`. */
-  #insertPending(
+  /** One stage of a request in flight, under the hash of its handle, open for the pending lifetime from now. */
+  async #addPending(
     hash: string,
-    stage: PendingRow['stage'],
+    stage: PendingStage,
     request: AuthorizationRequest & { browserHash: string },
-    sealedVerifier: string | null,
-    now: number,
-  ): void {
-    this.#db
-      .prepare(
-        `INSERT INTO pending (handle_hash, stage, client_id, redirect_uri, client_state, code_challenge, resource,
-           scope, browser_hash, upstream_verifier, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        hash,
-        stage,
-        request.clientId,
-        request.redirectUri,
-        request.clientState ?? null,
-        request.codeChallenge,
-        request.resource,
-        request.scope,
-        request.browserHash,
-        sealedVerifier,
-        now + this.#ttl.pending,
-      );
+    sealedVerifier?: string,
+  ): Promise<void> {
+    const now = this.#now();
+    const row: PendingRow = {
+      stage,
+      clientId: request.clientId,
+      redirectUri: request.redirectUri,
+      ...(request.clientState !== undefined ? { clientState: request.clientState } : {}),
+      codeChallenge: request.codeChallenge,
+      resource: request.resource,
+      scope: request.scope,
+      browserHash: request.browserHash,
+      expiresAt: now + this.#ttl.pending,
+      ...(sealedVerifier !== undefined ? { sealedVerifier } : {}),
+    };
+    await (await this.#ready()).addPending(hash, row, now);
   }
 
   /** Takes (once) the request an upstream callback's `state` names, with its sealed verifier opened. */
-  takeUpstreamAuthorization(state: string, browserHash: string): UpstreamAuthorization | undefined {
+  async takeUpstreamAuthorization(
+    state: string,
+    browserHash: string,
+  ): Promise<UpstreamAuthorization | undefined> {
     const hash = sha256(state);
-    const row = this.#takeRow(hash, 'upstream', browserHash);
-    if (!row?.upstream_verifier) return undefined;
-    const upstreamVerifier = this.#sealer.open(row.upstream_verifier, `pending:${hash}`);
+    const row = await this.#take(hash, 'upstream', browserHash);
+    if (!row?.sealedVerifier) return undefined;
+    const upstreamVerifier = this.#sealer.open(row.sealedVerifier, `pending:${hash}`);
     if (upstreamVerifier === undefined) return undefined;
     return { ...pendingOf(row), upstreamVerifier };
   }
 
   /** Whether `state` names a request we are waiting on (without taking it), for error pages. */
-  peekUpstreamAuthorization(state: string): AuthorizationRequest | undefined {
-    const row = this.#db
-      .prepare("SELECT * FROM pending WHERE handle_hash = ? AND stage = 'upstream'")
-      .get(sha256(state)) as PendingRow | undefined;
-    return row && row.expires_at > this.#now() ? pendingOf(row) : undefined;
+  async peekUpstreamAuthorization(state: string): Promise<AuthorizationRequest | undefined> {
+    const row = await (await this.#ready()).peekPending(sha256(state), 'upstream');
+    return row && row.expiresAt > this.#now() ? pendingOf(row) : undefined;
   }
 
-  #take(handle: string, stage: PendingRow['stage'], browserHash: string): PendingAuthorization | undefined {
-    const row = this.#takeRow(sha256(handle), stage, browserHash);
-    return row ? pendingOf(row) : undefined;
-  }
-
-  #takeRow(hash: string, stage: PendingRow['stage'], browserHash: string): PendingRow | undefined {
-    const take = this.#db.transaction((): PendingRow | undefined => {
-      const row = this.#db
-        .prepare('SELECT * FROM pending WHERE handle_hash = ? AND stage = ?')
-        .get(hash, stage) as PendingRow | undefined;
-      if (!row) return undefined;
-      // Another browser presenting the handle does not use it up: it cannot be the person's own request.
-      if (row.browser_hash !== browserHash) return undefined;
-      this.#db.prepare('DELETE FROM pending WHERE handle_hash = ?').run(hash);
-      return row.expires_at > this.#now() ? row : undefined;
-    });
-    return take();
+  /** Taken (used up) whether or not it is still open; only an open one is returned. */
+  async #take(hash: string, stage: PendingStage, browserHash: string): Promise<PendingRow | undefined> {
+    const row = await (await this.#ready()).takePending(hash, stage, browserHash);
+    return row && row.expiresAt > this.#now() ? row : undefined;
   }
 
   // ---- grants --------------------------------------------------------------------------------------------------
 
-  createGrant(input: { clientId: string; subject: string; tokens: UpstreamTokenSet }): GrantRecord {
+  async createGrant(input: {
+    clientId: string;
+    subject: string;
+    tokens: UpstreamTokenSet;
+  }): Promise<GrantRecord> {
     const id = `sbg_${randomBytes(16).toString('base64url')}`;
     const now = this.#now();
     const t = input.tokens;
-    this.#db
-      .prepare(
-        `INSERT INTO grants (id, client_id, subject, upstream_scopes, access_token, access_expires_at, refresh_token,
-           refresh_expires_at, version, tokens_obtained_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?)`,
-      )
-      .run(
-        id,
-        input.clientId,
-        input.subject,
-        t.scopes.join(' '),
-        this.#sealer.seal(t.accessToken, `grant:${id}:access`),
-        t.expiresAt,
-        this.#sealer.seal(t.refreshToken, `grant:${id}:refresh`),
-        t.refreshExpiresAt ?? null,
-        now,
-        now,
-      );
-    return this.grant(id) as GrantRecord;
+    const row: GrantRow = {
+      id,
+      clientId: input.clientId,
+      subject: input.subject,
+      upstreamScopes: [...t.scopes],
+      accessExpiresAt: t.expiresAt,
+      ...(t.refreshExpiresAt !== undefined ? { refreshExpiresAt: t.refreshExpiresAt } : {}),
+      version: 1,
+      tokensObtainedAt: now,
+      createdAt: now,
+      sealedAccessToken: this.#sealer.seal(t.accessToken, `grant:${id}:access`),
+      sealedRefreshToken: this.#sealer.seal(t.refreshToken, `grant:${id}:refresh`),
+    };
+    // Kept while tokens issued for it may come back; issuing tokens for it extends that.
+    await (await this.#ready()).addGrant(row, this.#ttl.refresh);
+    return recordOf(row);
   }
 
-  grant(id: string): GrantRecord | undefined {
-    const row = this.#db.prepare('SELECT * FROM grants WHERE id = ?').get(id) as GrantRow | undefined;
-    return row ? grantOf(row) : undefined;
+  async grant(id: string): Promise<GrantRecord | undefined> {
+    const row = await (await this.#ready()).grant(id);
+    return row ? recordOf(row) : undefined;
   }
 
   /** The grant's upstream tokens, opened; undefined when they do not open (another key, or tampering). */
-  upstreamTokens(id: string): { accessToken: string; refreshToken: string; version: number } | undefined {
-    const row = this.#db.prepare('SELECT * FROM grants WHERE id = ?').get(id) as GrantRow | undefined;
+  async upstreamTokens(
+    id: string,
+  ): Promise<{ accessToken: string; refreshToken: string; version: number } | undefined> {
+    return (await this.grantWithTokens(id))?.tokens;
+  }
+
+  /** The grant and its opened upstream tokens from one read (`tokens` undefined when they do not open). */
+  async grantWithTokens(id: string): Promise<
+    | {
+        record: GrantRecord;
+        tokens?: { accessToken: string; refreshToken: string; version: number };
+      }
+    | undefined
+  > {
+    const row = await (await this.#ready()).grant(id);
     if (!row) return undefined;
-    const accessToken = this.#sealer.open(row.access_token, `grant:${id}:access`);
-    const refreshToken = this.#sealer.open(row.refresh_token, `grant:${id}:refresh`);
-    if (accessToken === undefined || refreshToken === undefined) return undefined;
+    const record = recordOf(row);
+    const accessToken = this.#sealer.open(row.sealedAccessToken, `grant:${id}:access`);
+    const refreshToken = this.#sealer.open(row.sealedRefreshToken, `grant:${id}:refresh`);
+    if (accessToken === undefined || refreshToken === undefined) return { record };
     registerTransientSecret(accessToken);
     registerTransientSecret(refreshToken);
-    return { accessToken, refreshToken, version: row.version };
+    return { record, tokens: { accessToken, refreshToken, version: row.version } };
   }
 
   /** Replaces the upstream tokens after a refresh (the old refresh token no longer works upstream). */
-  saveUpstreamTokens(id: string, tokens: UpstreamTokenSet): GrantRecord | undefined {
-    this.#db
-      .prepare(
-        `UPDATE grants SET access_token = ?, access_expires_at = ?, refresh_token = ?, refresh_expires_at = ?,
-           upstream_scopes = ?, version = version + 1, tokens_obtained_at = ? WHERE id = ?`,
-      )
-      .run(
-        this.#sealer.seal(tokens.accessToken, `grant:${id}:access`),
-        tokens.expiresAt,
-        this.#sealer.seal(tokens.refreshToken, `grant:${id}:refresh`),
-        tokens.refreshExpiresAt ?? null,
-        tokens.scopes.join(' '),
-        this.#now(),
-        id,
-      );
-    return this.grant(id);
+  async saveUpstreamTokens(id: string, tokens: UpstreamTokenSet): Promise<GrantRecord | undefined> {
+    const state = await this.#ready();
+    await state.replaceUpstreamTokens(id, {
+      sealedAccessToken: this.#sealer.seal(tokens.accessToken, `grant:${id}:access`),
+      accessExpiresAt: tokens.expiresAt,
+      sealedRefreshToken: this.#sealer.seal(tokens.refreshToken, `grant:${id}:refresh`),
+      ...(tokens.refreshExpiresAt !== undefined ? { refreshExpiresAt: tokens.refreshExpiresAt } : {}),
+      upstreamScopes: [...tokens.scopes],
+      tokensObtainedAt: this.#now(),
+    });
+    const row = await state.grant(id);
+    return row ? recordOf(row) : undefined;
   }
 
   /** Ends a grant: its tokens stop working at once and its upstream tokens are wiped. */
-  endGrant(id: string, reason: string): void {
-    const now = this.#now();
-    const end = this.#db.transaction(() => {
-      this.#db
-        .prepare(
-          `UPDATE grants SET ended_at = ?, end_reason = ?, access_token = '', refresh_token = ''
-           WHERE id = ? AND ended_at IS NULL`,
-        )
-        .run(now, reason, id);
-      this.#db
-        .prepare('UPDATE tokens SET retired_at = ? WHERE grant_id = ? AND retired_at IS NULL')
-        .run(now, id);
-    });
-    end();
+  async endGrant(id: string, reason: string): Promise<void> {
+    await (await this.#ready()).endGrant(id, reason, this.#now());
+  }
+
+  /**
+   * Exclusive use of the grant's upstream tokens while they are renewed, across every process sharing the state
+   * (the renewal broker's store lock, renewal.ts).
+   */
+  async lockGrant(id: string): Promise<Release> {
+    return (await this.#ready()).lockGrant(id);
   }
 
   // ---- authorization codes ---------------------------------------------------------------------------------------
 
-  issueCode(input: CodeGrant): string {
+  async issueCode(input: CodeGrant): Promise<string> {
+    const state = await this.#ready();
     const now = this.#now();
-    const cutoff = now - this.#ttl.code;
     // A code its client never came back for: the grant it stood for can no longer be reached, so its store tokens
     // are not kept for nobody.
-    const abandoned = this.#db
-      .prepare('SELECT grant_id FROM codes WHERE expires_at <= ? AND used_at IS NULL')
-      .all(cutoff) as { grant_id: string }[];
-    for (const { grant_id } of abandoned)
-      this.endGrant(grant_id, 'its authorization code was never redeemed');
-    this.#db.prepare('DELETE FROM codes WHERE expires_at <= ?').run(cutoff);
+    for (const grantId of await state.dropAbandonedCodes(now - this.#ttl.code)) {
+      await this.endGrant(grantId, 'its authorization code was never redeemed');
+    }
     // Our codes and tokens are not registered for redaction: we never hold them (only their hashes) nor write them
     // anywhere but the client's redirect and the token response, and the registry only grows.
     const code = newSecret('sb_ac_');
-    this.#db
-      .prepare(
-        `INSERT INTO codes (code_hash, grant_id, client_id, redirect_uri, code_challenge, resource, scope, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      )
-      .run(
-        sha256(code),
-        input.grantId,
-        input.clientId,
-        input.redirectUri,
-        input.codeChallenge,
-        input.resource,
-        input.scope,
-        now + this.#ttl.code,
-      );
+    const expiresAt = now + this.#ttl.code;
+    // Kept a lifetime past expiry, so that a late second use is still recognised as one.
+    await state.addCode(sha256(code), { ...codeGrantOf(input), expiresAt }, now, expiresAt + this.#ttl.code);
     return code;
   }
 
@@ -647,165 +487,123 @@ export class AuthVault {
    * Uses a code up, whatever comes next: a failed redemption (wrong verifier, wrong client) gives a thief one
    * try. A second use ends the grant the first one made (RFC 6749 §4.1.2: revoke what the code issued).
    */
-  redeemCode(code: string): CodeRedemption {
-    const hash = sha256(code);
+  async redeemCode(code: string): Promise<CodeRedemption> {
     const now = this.#now();
-    let expiredGrant: string | undefined;
-    const redeem = this.#db.transaction((): CodeRedemption => {
-      const row = this.#db.prepare('SELECT * FROM codes WHERE code_hash = ?').get(hash) as
-        | CodeRow
-        | undefined;
-      if (!row) return { status: 'unknown' };
-      if (row.used_at !== null) return { status: 'reused', grantId: row.grant_id };
-      this.#db.prepare('UPDATE codes SET used_at = ? WHERE code_hash = ?').run(now, hash);
-      if (row.expires_at <= now) {
-        expiredGrant = row.grant_id;
-        return { status: 'expired' };
-      }
-      return {
-        status: 'ok',
-        code: {
-          grantId: row.grant_id,
-          clientId: row.client_id,
-          redirectUri: row.redirect_uri,
-          codeChallenge: row.code_challenge,
-          resource: row.resource,
-          scope: row.scope,
-        },
-      };
-    });
-    const result = redeem();
-    if (result.status === 'reused') this.endGrant(result.grantId, 'authorization code used twice');
-    if (expiredGrant !== undefined) this.endGrant(expiredGrant, 'its authorization code expired unused');
-    return result;
+    const taking = await (await this.#ready()).takeCode(sha256(code), now);
+    if (taking.status === 'unknown') return { status: 'unknown' };
+    if (taking.status === 'used') {
+      await this.endGrant(taking.grantId, 'authorization code used twice');
+      return { status: 'reused', grantId: taking.grantId };
+    }
+    if (taking.code.expiresAt <= now) {
+      await this.endGrant(taking.code.grantId, 'its authorization code expired unused');
+      return { status: 'expired' };
+    }
+    return { status: 'ok', code: codeGrantOf(taking.code) };
   }
 
   // ---- our tokens ----------------------------------------------------------------------------------------------
 
-  issueTokens(input: { grantId: string; clientId: string; resource: string; scope: string }): IssuedTokens {
-    const now = this.#now();
+  async issueTokens(input: {
+    grantId: string;
+    clientId: string;
+    resource: string;
+    scope: string;
+  }): Promise<IssuedTokens> {
+    const { pair, issued } = this.#newTokens(input.scope, this.#now());
+    await (await this.#ready()).addTokens(pair, input, pair.issuedAt - this.#ttl.refresh);
+    return issued;
+  }
+
+  /** A new access and refresh token: the values for the client, the hashes for the store. */
+  #newTokens(scope: string, now: number): { pair: TokenPair; issued: IssuedTokens } {
     const accessToken = newSecret('sb_at_');
     const refreshToken = newSecret('sb_rt_');
-    const insert = this.#db.prepare(
-      `INSERT INTO tokens (token_hash, kind, grant_id, client_id, resource, scope, issued_at, expires_at)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const run = this.#db.transaction(() => {
-      // Rows that can no longer matter (long expired) are dropped as new ones come in.
-      this.#db.prepare('DELETE FROM tokens WHERE expires_at <= ?').run(now - this.#ttl.refresh);
-      insert.run(
-        sha256(accessToken),
-        'access',
-        input.grantId,
-        input.clientId,
-        input.resource,
-        input.scope,
-        now,
-        now + this.#ttl.access,
-      );
-      insert.run(
-        sha256(refreshToken),
-        'refresh',
-        input.grantId,
-        input.clientId,
-        input.resource,
-        input.scope,
-        now,
-        now + this.#ttl.refresh,
-      );
-    });
-    run();
-    return { accessToken, refreshToken, expiresIn: Math.round(this.#ttl.access / 1000), scope: input.scope };
+    return {
+      pair: {
+        accessHash: sha256(accessToken),
+        refreshHash: sha256(refreshToken),
+        issuedAt: now,
+        accessExpiresAt: now + this.#ttl.access,
+        refreshExpiresAt: now + this.#ttl.refresh,
+      },
+      issued: { accessToken, refreshToken, expiresIn: Math.round(this.#ttl.access / 1000), scope },
+    };
   }
 
   /** What an access token stands for, if it is one of ours and not retired (expiry is the caller's check). */
-  accessToken(token: string): AccessTokenInfo | undefined {
-    const row = this.#db
-      .prepare(
-        `SELECT t.grant_id AS grant_id, t.client_id AS client_id, t.resource AS resource, t.scope AS scope,
-                t.expires_at AS expires_at, t.retired_at AS retired_at, g.subject AS subject, g.ended_at AS ended_at
-         FROM tokens t JOIN grants g ON g.id = t.grant_id WHERE t.token_hash = ? AND t.kind = 'access'`,
-      )
-      .get(sha256(token)) as
-      | (Omit<TokenRow, 'kind'> & { subject: string; ended_at: number | null })
-      | undefined;
-    if (!row || row.retired_at !== null) return undefined;
+  async accessToken(token: string): Promise<AccessTokenInfo | undefined> {
+    const row = await (await this.#ready()).accessToken(sha256(token));
+    if (!row || row.retiredAt !== undefined) return undefined;
     return {
-      grantId: row.grant_id,
-      clientId: row.client_id,
+      grantId: row.grantId,
+      clientId: row.clientId,
       subject: row.subject,
       resource: row.resource,
       scope: row.scope,
-      expiresAt: row.expires_at,
-      grantEnded: row.ended_at !== null,
+      expiresAt: row.expiresAt,
+      grantEnded: row.grantEnded,
     };
   }
 
   /** Rotates a refresh token: the one presented stops working, and so does the access token issued with it. */
-  refresh(
+  async refresh(
     token: string,
     clientId: string,
     acceptsResource: (resource: string) => boolean = () => true,
-  ): RefreshOutcome {
-    const hash = sha256(token);
+  ): Promise<RefreshOutcome> {
     const now = this.#now();
-    const rotate = this.#db.transaction((): RefreshOutcome => {
-      const row = this.#db
-        .prepare("SELECT * FROM tokens WHERE token_hash = ? AND kind = 'refresh'")
-        .get(hash) as TokenRow | undefined;
-      if (!row) return { status: 'unknown' };
-      if (row.client_id !== clientId) return { status: 'wrong_client' };
-      const grant = this.grant(row.grant_id);
-      if (!grant || grant.endedAt !== undefined) return { status: 'ended' };
-      if (row.retired_at !== null) return { status: 'reused', grantId: row.grant_id };
-      if (row.expires_at <= now) return { status: 'expired' };
-      if (!acceptsResource(row.resource)) return { status: 'wrong_resource' };
-      this.#db
-        .prepare('UPDATE tokens SET retired_at = ? WHERE grant_id = ? AND retired_at IS NULL')
-        .run(now, row.grant_id);
-      return {
-        status: 'ok',
-        grantId: row.grant_id,
-        resource: row.resource,
-        tokens: this.issueTokens({
-          grantId: row.grant_id,
-          clientId,
-          resource: row.resource,
-          scope: row.scope,
-        }),
-      };
+    const state = await this.#ready();
+    // Made before the rotation, which stores them only if it succeeds; our tokens all carry the one scope, so the
+    // answer's scope is the presented token's, as the store reports it.
+    const { pair, issued } = this.#newTokens('', now);
+    const rotation = await state.rotateRefresh(sha256(token), {
+      clientId,
+      now,
+      acceptsResource,
+      next: pair,
+      sweepBefore: now - this.#ttl.refresh,
     });
-    const result = rotate();
-    if (result.status === 'reused') this.endGrant(result.grantId, 'refresh token used twice');
-    return result;
+    if (rotation.status === 'reused') {
+      await this.endGrant(rotation.grantId, 'refresh token used twice');
+      return rotation;
+    }
+    if (rotation.status !== 'ok') return { status: rotation.status };
+    return {
+      status: 'ok',
+      grantId: rotation.grantId,
+      resource: rotation.resource,
+      tokens: { ...issued, scope: rotation.scope },
+    };
   }
 }
 
 function pendingOf(row: PendingRow): PendingAuthorization {
   return {
-    clientId: row.client_id,
-    redirectUri: row.redirect_uri,
-    ...(row.client_state !== null ? { clientState: row.client_state } : {}),
-    codeChallenge: row.code_challenge,
+    clientId: row.clientId,
+    redirectUri: row.redirectUri,
+    ...(row.clientState !== undefined ? { clientState: row.clientState } : {}),
+    codeChallenge: row.codeChallenge,
     resource: row.resource,
     scope: row.scope,
-    browserHash: row.browser_hash,
-    expiresAt: row.expires_at,
+    browserHash: row.browserHash,
+    expiresAt: row.expiresAt,
   };
 }
 
-function grantOf(row: GrantRow): GrantRecord {
+/** The grant without its sealed tokens. */
+function recordOf(row: GrantRow): GrantRecord {
+  const { sealedAccessToken: _access, sealedRefreshToken: _refresh, ...record } = row;
+  return record;
+}
+
+function codeGrantOf(code: CodeGrant): CodeGrant {
   return {
-    id: row.id,
-    clientId: row.client_id,
-    subject: row.subject,
-    upstreamScopes: row.upstream_scopes === '' ? [] : row.upstream_scopes.split(' '),
-    accessExpiresAt: row.access_expires_at,
-    ...(row.refresh_expires_at !== null ? { refreshExpiresAt: row.refresh_expires_at } : {}),
-    version: row.version,
-    tokensObtainedAt: row.tokens_obtained_at,
-    createdAt: row.created_at,
-    ...(row.ended_at !== null ? { endedAt: row.ended_at } : {}),
-    ...(row.end_reason !== null ? { endReason: row.end_reason } : {}),
+    grantId: code.grantId,
+    clientId: code.clientId,
+    redirectUri: code.redirectUri,
+    codeChallenge: code.codeChallenge,
+    resource: code.resource,
+    scope: code.scope,
   };
 }

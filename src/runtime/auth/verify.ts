@@ -13,13 +13,15 @@ import {
   verifyBearerToken,
 } from '@modelcontextprotocol/server';
 import type { Principal } from '../tool.js';
+import { AuthStateUnavailableError } from './authState.js';
+import { stateUnavailable } from './responses.js';
 import type { AuthVault } from './vault.js';
 
 export class VaultTokenVerifier implements OAuthTokenVerifier {
   constructor(private readonly vault: AuthVault) {}
 
   async verifyAccessToken(token: string): Promise<AuthInfo> {
-    const found = this.vault.accessToken(token);
+    const found = await this.vault.accessToken(token);
     if (!found) throw new OAuthError(OAuthErrorCode.InvalidToken, 'The access token is not valid.');
     // Checked on our clock: the SDK checks expiresAt against the wall clock too, but ours is the one tests move.
     if (found.expiresAt <= this.vault.now) {
@@ -91,6 +93,8 @@ export async function authenticate(
   try {
     return await verifyBearerToken(header, { verifier, expectedResource: resource, resourceMetadataUrl });
   } catch (error) {
+    // Not the token's fault: a 401 would make the client sign in again, so say "try again" instead.
+    if (error instanceof AuthStateUnavailableError) return stateUnavailable(error);
     return bearerAuthChallengeResponse(error, { resourceMetadataUrl });
   }
 }

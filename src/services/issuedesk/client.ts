@@ -5,8 +5,15 @@
 import { ToolError } from '../../runtime/errors.js';
 import { UpstreamClient, type UpstreamRequest } from '../../runtime/http.js';
 import type { Operation } from '../../runtime/operation.js';
-import { type RateLimit, RateLimiter, type RateLimiterOptions } from '../../runtime/rateLimiter.js';
+import {
+  type RateBudget,
+  type RateLimit,
+  RateLimiter,
+  type RateLimiterOptions,
+} from '../../runtime/rateLimiter.js';
 import { registerSecret } from '../../runtime/secrets.js';
+import { rateBudget } from '../../runtime/sharedState/rateBudgets.js';
+import type { SharedState } from '../../runtime/sharedState/redis.js';
 import { ISSUEDESK_OPERATIONS } from './endpoints.js';
 
 const OPS = ISSUEDESK_OPERATIONS;
@@ -34,6 +41,16 @@ const UPSTREAM_RATE_LIMITS: ReadonlyMap<string, RateLimit> = new Map(
 /** The limiter the IssueDesk client uses, over Pylon's published limits; options let tests drive its clock. */
 export function issueDeskRateLimiter(options: RateLimiterOptions = {}): RateLimiter {
   return new RateLimiter(UPSTREAM_RATE_LIMITS, options);
+}
+
+/**
+ * The budget the client uses by default: the embedded limiter, or with shared state (SWITCHBOARD_REDIS_URL) one
+ * budget per endpoint for every replica.
+ */
+export function issueDeskRateBudget(baseUrl: string, sharedState: SharedState | undefined): RateBudget {
+  return sharedState
+    ? rateBudget(UPSTREAM_RATE_LIMITS, { service: 'issuedesk', upstream: baseUrl }, sharedState)
+    : issueDeskRateLimiter();
 }
 
 export interface Page<T> {
@@ -99,8 +116,10 @@ export interface IssueDeskClientOptions {
   token: () => string | undefined;
   /** Apply Pylon's published limits on our side (default on). */
   clientRateLimits?: boolean;
-  /** The limiter to use when `clientRateLimits` is on; default `issueDeskRateLimiter()`. */
-  rateLimiter?: RateLimiter;
+  /** The limiter to use when `clientRateLimits` is on; default `issueDeskRateBudget()`. */
+  rateLimiter?: RateBudget;
+  /** Replicas' shared state: the per-endpoint budgets are then one for every replica. */
+  sharedState?: SharedState;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
@@ -112,9 +131,10 @@ export class IssueDeskClient {
   readonly http: UpstreamClient;
 
   constructor(options: IssueDeskClientOptions) {
+    const baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
     this.http = new UpstreamClient({
       service: 'IssueDesk',
-      baseUrl: options.baseUrl ?? DEFAULT_BASE_URL,
+      baseUrl,
       authHeaders: () => {
         const token = options.token();
         if (!token) {
@@ -133,7 +153,7 @@ export class IssueDeskClient {
       rateLimitKey,
       ...(options.clientRateLimits === false
         ? {}
-        : { rateLimiter: options.rateLimiter ?? issueDeskRateLimiter() }),
+        : { rateLimiter: options.rateLimiter ?? issueDeskRateBudget(baseUrl, options.sharedState) }),
       ...(options.timeoutMs ? { timeoutMs: options.timeoutMs } : {}),
       ...(options.fetch ? { fetch: options.fetch } : {}),
     });

@@ -1,8 +1,14 @@
 // The IssueDesk service: its tools, the instructions sent once per session, and its wiring from configuration.
 
-import type { RateLimiter } from '../../runtime/rateLimiter.js';
+import type { RateBudget } from '../../runtime/rateLimiter.js';
+import type { SharedState } from '../../runtime/sharedState/redis.js';
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
-import { commonEmulatorOptions, emulatorCredential, type ServiceEntry } from '../serviceEntry.js';
+import {
+  commonEmulatorOptions,
+  emulatorCredential,
+  type ServiceEntry,
+  sharedStateOf,
+} from '../serviceEntry.js';
 import { DEFAULT_BASE_URL, IssueDeskClient, TOKEN_ENV } from './client.js';
 import type { IssueDeskContext } from './resolve.js';
 import { ISSUEDESK_TOOLS } from './tools.js';
@@ -28,7 +34,9 @@ export interface IssueDeskConfig {
   token: () => string | undefined;
   clientRateLimits?: boolean;
   /** The client-side limiter (tests pass one on a virtual clock); default Pylon's published limits. */
-  rateLimiter?: RateLimiter;
+  rateLimiter?: RateBudget;
+  /** Replicas' shared state (SWITCHBOARD_REDIS_URL): the rate budgets live there. */
+  sharedState?: SharedState;
   timeoutMs?: number;
   now?: () => Date;
 }
@@ -48,6 +56,7 @@ export function createIssueDeskRuntime(config: IssueDeskConfig): ServiceRuntime<
     token: config.token,
     ...(config.clientRateLimits !== undefined ? { clientRateLimits: config.clientRateLimits } : {}),
     ...(config.rateLimiter ? { rateLimiter: config.rateLimiter } : {}),
+    ...(config.sharedState ? { sharedState: config.sharedState } : {}),
     ...(config.timeoutMs ? { timeoutMs: config.timeoutMs } : {}),
   });
   return {
@@ -73,7 +82,8 @@ export const ISSUEDESK_SERVICE: ServiceEntry = {
           variables: [TOKEN_ENV],
           hint: `Set ${TOKEN_ENV} to an API token (the issue desk's Settings → API Tokens) and restart, or run with --sandbox to use the local emulator.`,
         },
-  runtimeFromEnv: (env) => createIssueDeskRuntime(issueDeskConfigFromEnv(env)),
+  runtimeFromEnv: (env, options) =>
+    createIssueDeskRuntime({ ...issueDeskConfigFromEnv(env), ...sharedStateOf(options) }),
   startEmulator: async (options) => {
     // Loaded on demand: a server talking to the real upstream never needs the emulator or SQLite.
     const { startIssueDeskEmulator } = await import('./emulator/app.js');
@@ -88,9 +98,10 @@ export const ISSUEDESK_SERVICE: ServiceEntry = {
       close: running.close,
     };
   },
-  runtimeForEmulator: (emulator, env) =>
+  runtimeForEmulator: (emulator, env, options) =>
     createIssueDeskRuntime({
       ...issueDeskConfigFromEnv(env),
+      ...sharedStateOf(options),
       baseUrl: emulator.url,
       token: () => emulator.credentials.token,
       // Client-side rate limits as configured (SWITCHBOARD_CLIENT_RATE_LIMITS, on by default), as against the

@@ -1,11 +1,16 @@
 // The tracking API as the MessagingTrackApi tools see it: HTTP Basic auth from the site id and API key, the
 // region (US, EU, or found once by asking the region endpoint, MESSAGING_OPERATIONS.getRegion), the upstream's
-// three error envelopes, and a client-side limit at the upstream's account-wide fair-use rate.
+// three error envelopes, and a client-side limit at the upstream's account-wide fair-use rate. With shared state
+// (SWITCHBOARD_REDIS_URL) the limit is one budget for every replica, and so is the region once one has found it.
 
+import { createHash } from 'node:crypto';
 import { type ErrorKind, ToolError } from '../../runtime/errors.js';
 import { type ParsedUpstreamError, UpstreamClient, type UpstreamRequest } from '../../runtime/http.js';
-import { RateLimiter } from '../../runtime/rateLimiter.js';
+import type { RateBudget } from '../../runtime/rateLimiter.js';
 import { registerSecret } from '../../runtime/secrets.js';
+import { type FactCache, factCache } from '../../runtime/sharedState/cache.js';
+import { rateBudget } from '../../runtime/sharedState/rateBudgets.js';
+import type { SharedState } from '../../runtime/sharedState/redis.js';
 import { MESSAGING_OPERATIONS, TRACK_FAIR_USE } from './endpoints.js';
 
 export const SITE_ID_ENV = 'MESSAGING_SITE_ID';
@@ -22,6 +27,12 @@ export type RegionSetting = Region | 'auto';
 /** Every call shares one budget: the fair-use rate is the account's, not any endpoint's (endpoints.ts). */
 const RATE_KEY = 'track';
 
+/**
+ * How long a region found by `auto` is kept in the shared cache. An account's region does not change in practice;
+ * the expiry only bounds how long a moved account would be sent to its old host by replicas started later.
+ */
+const REGION_CACHE_TTL_MS = 24 * 60 * 60 * 1000;
+
 /** The endpoints whose 400 usually means a segment that is not manual (or not there). */
 const SEGMENT_PATHS: ReadonlySet<string> = new Set([
   MESSAGING_OPERATIONS.add_to_segment.path,
@@ -37,6 +48,8 @@ export interface MessagingClientOptions {
   siteId: () => string | undefined;
   apiKey: () => string | undefined;
   clientRateLimits?: boolean;
+  /** Replicas' shared state: the rate budget and the region cache live there instead of in this process. */
+  sharedState?: SharedState;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
@@ -49,12 +62,21 @@ export interface RegionAnswer {
 
 export class MessagingClient {
   private readonly clients = new Map<string, UpstreamClient>();
-  private readonly rateLimiter: RateLimiter | undefined;
+  private readonly rateLimiter: RateBudget | undefined;
+  /** Regions found by `auto`, by account: this process's, or every replica's with shared state. */
+  private readonly regions: FactCache;
   private resolving: Promise<string> | undefined;
 
   constructor(private readonly options: MessagingClientOptions) {
     this.rateLimiter =
-      options.clientRateLimits === false ? undefined : new RateLimiter(new Map([[RATE_KEY, TRACK_FAIR_USE]]));
+      options.clientRateLimits === false
+        ? undefined
+        : rateBudget(
+            new Map([[RATE_KEY, TRACK_FAIR_USE]]),
+            { service: 'messaging', upstream: options.baseUrl ?? 'customer.io' },
+            options.sharedState,
+          );
+    this.regions = factCache('messaging-region', options.sharedState);
   }
 
   get regionSetting(): RegionSetting {
@@ -80,19 +102,43 @@ export class MessagingClient {
   private async baseUrl(signal?: AbortSignal): Promise<string> {
     const { region, baseUrl } = this.options;
     if (region !== 'auto') return baseUrl ?? REGION_HOSTS[region];
-    // One lookup per process; a failed lookup is not cached, so the next call tries again.
-    this.resolving ??= this.lookupRegion(signal).catch((error: unknown) => {
+    // One lookup per process (per deployment with a shared cache); a failed lookup is not cached, so the next
+    // call tries again.
+    this.resolving ??= this.cachedRegion(signal).catch((error: unknown) => {
       this.resolving = undefined;
       throw error;
     });
     return this.resolving;
   }
 
+  /** The account's host from the cache, or asked of the region endpoint and then cached. */
+  private async cachedRegion(signal?: AbortSignal): Promise<string> {
+    const account = this.accountKey();
+    const cached = usableUrl({ url: await this.regions.get(account) });
+    if (cached) return cached;
+    const url = await this.lookupRegion(signal);
+    await this.regions.set(account, url, REGION_CACHE_TTL_MS);
+    return url;
+  }
+
   /** Takes a region answer obtained elsewhere (GetTrackApiRegion), so `auto` need not ask again. */
   rememberRegion(answer: unknown): void {
     if (this.options.region !== 'auto' || this.resolving) return;
     const url = usableUrl(answer);
-    if (url) this.resolving = Promise.resolve(url);
+    if (!url) return;
+    this.resolving = Promise.resolve(url);
+    // The answer came with this account's credentials, so they are set; the cache never throws.
+    void this.regions.set(this.accountKey(), url, REGION_CACHE_TTL_MS);
+  }
+
+  /**
+   * The cache key of the account `auto` looks up: the host asked and the site id, hashed, since the site id is
+   * one of the credentials and cache keys are visible to anyone who can read Redis.
+   */
+  private accountKey(): string {
+    const lookupHost = this.options.baseUrl ?? REGION_HOSTS.us;
+    const { siteId } = this.credentials();
+    return createHash('sha256').update(`${lookupHost}\n${siteId}`).digest('hex').slice(0, 32);
   }
 
   private async lookupRegion(signal?: AbortSignal): Promise<string> {

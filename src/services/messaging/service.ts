@@ -2,7 +2,12 @@
 // configuration (secrets, region, host).
 
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
-import { commonEmulatorOptions, emulatorCredential, type ServiceEntry } from '../serviceEntry.js';
+import {
+  commonEmulatorOptions,
+  emulatorCredential,
+  type ServiceEntry,
+  sharedStateOf,
+} from '../serviceEntry.js';
 import {
   API_KEY_ENV,
   MessagingClient,
@@ -80,7 +85,8 @@ export const MESSAGING_SERVICE: ServiceEntry = {
           hint: `Set ${SITE_ID_ENV} (the workspace's site id) and ${API_KEY_ENV} (its Track API key) and restart, or run with --sandbox to use the local emulator.`,
         };
   },
-  runtimeFromEnv: (env) => createMessagingRuntime(messagingConfigFromEnv(env)),
+  runtimeFromEnv: (env, options) =>
+    createMessagingRuntime({ ...messagingConfigFromEnv(env), ...sharedStateOf(options) }),
   startEmulator: async (options) => {
     // Loaded on demand: a server talking to the real upstream never needs the emulator or SQLite.
     const { startMessagingEmulator } = await import('./emulator/app.js');
@@ -101,9 +107,10 @@ export const MESSAGING_SERVICE: ServiceEntry = {
       close: running.close,
     };
   },
-  runtimeForEmulator: (emulator, env) =>
+  runtimeForEmulator: (emulator, env, options) =>
     createMessagingRuntime({
       ...messagingConfigFromEnv(env),
+      ...sharedStateOf(options),
       // `auto` against the emulator's US root: the region endpoint points at the account's host, as upstream.
       region: 'auto',
       baseUrl: emulator.url,

@@ -6,8 +6,10 @@
 
 import { type ErrorKind, ToolError } from '../../runtime/errors.js';
 import { type ParsedUpstreamError, UpstreamClient, type UpstreamRequest } from '../../runtime/http.js';
-import { RateLimiter } from '../../runtime/rateLimiter.js';
+import type { RateBudget, RateLimits } from '../../runtime/rateLimiter.js';
 import { registerSecret } from '../../runtime/secrets.js';
+import { rateBudget } from '../../runtime/sharedState/rateBudgets.js';
+import type { SharedState } from '../../runtime/sharedState/redis.js';
 import type { ToolCall } from '../../runtime/tool.js';
 import { explainStoreError } from './errorHints.js';
 
@@ -33,6 +35,8 @@ export interface StoreClientOptions {
   contentUrl?: string;
   token: TokenSource;
   clientRateLimits?: boolean;
+  /** Replicas' shared state: each base's budget (and a 429's penalty) is then one for every replica. */
+  sharedState?: SharedState;
   timeoutMs?: number;
   fetch?: typeof fetch;
 }
@@ -40,7 +44,7 @@ export interface StoreClientOptions {
 export class StoreClient {
   readonly baseUrl: string;
   readonly contentUrl: string;
-  private readonly rateLimiter: RateLimiter | undefined;
+  private readonly rateLimiter: RateBudget | undefined;
 
   constructor(private readonly options: StoreClientOptions) {
     this.baseUrl = options.baseUrl ?? DEFAULT_BASE_URL;
@@ -48,7 +52,11 @@ export class StoreClient {
     this.rateLimiter =
       options.clientRateLimits === false
         ? undefined
-        : new RateLimiter(new PerBaseLimits(), { maxWaitMs: 20_000 });
+        : rateBudget(
+            new PerBaseLimits(),
+            { service: 'store', upstream: this.baseUrl, maxWaitMs: 20_000 },
+            options.sharedState,
+          );
   }
 
   /** A client bound to this call's token; the rate limiter is shared by every client, so bases stay under 5/s. */
@@ -86,9 +94,9 @@ function rateLimitKey(request: UpstreamRequest): string {
   return baseId === undefined ? 'account' : `base:${baseId}`;
 }
 
-/** Every `base:` key gets the per-base spacing; a Map-like view so the shared RateLimiter can ask by key. */
-class PerBaseLimits extends Map<string, { limit: number; intervalMs: number }> {
-  override get(key: string) {
+/** Every `base:` key gets the per-base spacing; the rate budget asks by key. */
+class PerBaseLimits implements RateLimits {
+  get(key: string) {
     return key.startsWith('base:') ? { limit: 1, intervalMs: PER_BASE_SPACING_MS } : undefined;
   }
 }

@@ -1,13 +1,19 @@
 // The StoreApi service: its tools, the instructions sent once per session, and its wiring from configuration.
 
 import { existsSync } from 'node:fs';
+import type { SharedState } from '../../runtime/sharedState/redis.js';
 import {
   type ServiceDefinition,
   type ServiceRuntime,
   type ToolDefinition,
   withOutcomeChecks,
 } from '../../runtime/tool.js';
-import { commonEmulatorOptions, emulatorCredential, type ServiceEntry } from '../serviceEntry.js';
+import {
+  commonEmulatorOptions,
+  emulatorCredential,
+  type ServiceEntry,
+  sharedStateOf,
+} from '../serviceEntry.js';
 import { DEFAULT_BASE_URL, StoreClient, TOKEN_ENV, type TokenSource } from './client.js';
 import { savedStoreLoginFromEnv, storeCredentialsPath } from './credentials.js';
 import { STORE_LOGIN } from './login.js';
@@ -42,6 +48,8 @@ export interface StoreConfig {
   contentUrl?: string;
   token: TokenSource;
   clientRateLimits?: boolean;
+  /** Replicas' shared state (SWITCHBOARD_REDIS_URL): the per-base budgets live there. */
+  sharedState?: SharedState;
   timeoutMs?: number;
   /** Sandbox only: what the emulator says of its seeded data, added to the server instructions. */
   sandboxInstructions?: string;
@@ -113,7 +121,10 @@ export const STORE_SERVICE: ServiceEntry = {
           hint: `Run \`switchboard login store\` once to connect your account through the browser, or set ${TOKEN_ENV} to a personal access token and restart, or run with --sandbox to use the local emulator.`,
         },
   runtimeFromEnv: (env, options) =>
-    createStoreRuntime(storeConfigFromEnv(env, options?.userToken ? { userToken: options.userToken } : {})),
+    createStoreRuntime({
+      ...storeConfigFromEnv(env, options?.userToken ? { userToken: options.userToken } : {}),
+      ...sharedStateOf(options),
+    }),
   startEmulator: async (options) => {
     // Loaded on demand: a server talking to the real upstream never needs the emulator or SQLite.
     const { startStoreEmulator } = await import('./emulator/app.js');
@@ -133,6 +144,7 @@ export const STORE_SERVICE: ServiceEntry = {
   runtimeForEmulator: (emulator, env, options) =>
     createStoreRuntime({
       ...storeConfigFromEnv(env),
+      ...sharedStateOf(options),
       baseUrl: emulator.url,
       contentUrl: emulator.url,
       // The seeded enterprise account and bulk data table ids, which no endpoint lists.
