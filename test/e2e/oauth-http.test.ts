@@ -14,11 +14,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import {
-  type OAuthClientProvider,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
+import { StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 import { chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ServeHandle, startServe } from '../../src/cli/serve.js';
@@ -27,6 +23,7 @@ import {
   SANDBOX_OAUTH_CLIENT_SECRET,
 } from '../../src/services/store/emulator/oauth.js';
 import { type CallResult, type Connected, connectClient } from './harness.js';
+import { PersonProvider } from './oauthSignIn.js';
 import { type StoreEmulatorHandle, startStore } from './storeHarness.js';
 
 // ---- the recording proxy between Switchboard and the store emulator ---------------------------------------------
@@ -117,135 +114,15 @@ async function startRecordingProxy(store: StoreEmulatorHandle) {
   };
 }
 
-// ---- a person's browser, driven with fetch ---------------------------------------------------------------------
-
-/** Follows the sign-in as a browser would, for one person; returns the URL the MCP client was sent back to. */
-async function signIn(
-  authorizationUrl: URL,
-  storeUser: string,
-  options: { ourDecision?: 'approve' | 'deny'; storeDecision?: 'approve' | 'deny' } = {},
-): Promise<{ callback: URL; consentHtml: string; steps: string[] }> {
-  const steps: string[] = [];
-  let cookie = '';
-  const keepCookie = (response: Response) => {
-    const set = response.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0] as string;
-  };
-  // 1. Our /authorize: the consent page naming the MCP client, and a browser-binding cookie.
-  const consent = await fetch(authorizationUrl, { redirect: 'manual' });
-  steps.push(`GET ${authorizationUrl.pathname} ${consent.status}`);
-  keepCookie(consent);
-  const consentHtml = await consent.text();
-  const handle = /name="consent" value="([^"]+)"/.exec(consentHtml)?.[1];
-  if (consent.status !== 200 || !handle) throw new Error(`no consent page: ${consent.status} ${consentHtml}`);
-  // 2. Continue: off to the store's consent page.
-  const decided = await fetch(new URL('/authorize', authorizationUrl), {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-    body: new URLSearchParams({ consent: handle, decision: options.ourDecision ?? 'approve' }).toString(),
-  });
-  steps.push(`POST /authorize ${decided.status}`);
-  let location = new URL(decided.headers.get('location') ?? '', authorizationUrl);
-  if (options.ourDecision === 'deny') return { callback: location, consentHtml, steps };
-  // 3. The store's consent page, where the emulated user is picked.
-  const storePage = await fetch(location, { redirect: 'manual' });
-  steps.push(`GET ${location.pathname} ${storePage.status}`);
-  const storeHtml = await storePage.text();
-  const requestId = /name="request_id" value="([^"]+)"/.exec(storeHtml)?.[1];
-  if (storePage.status !== 200 || !requestId) throw new Error(`no store consent page: ${storeHtml}`);
-  const approved = await fetch(new URL('/oauth2/v1/authorize', location), {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({
-      request_id: requestId,
-      decision: options.storeDecision ?? 'approve',
-      user: storeUser,
-    }).toString(),
-  });
-  steps.push(`POST /oauth2/v1/authorize ${approved.status}`);
-  location = new URL(approved.headers.get('location') ?? '');
-  clientSecrets.push(location.searchParams.get('code') ?? '');
-  // 4. Back through our callback, which answers the MCP client's redirect URI.
-  const back = await fetch(location, { redirect: 'manual', headers: { cookie } });
-  steps.push(`GET ${location.pathname} ${back.status}`);
-  return { callback: new URL(back.headers.get('location') ?? ''), consentHtml, steps };
-}
-
 // ---- the MCP client's OAuth provider ---------------------------------------------------------------------------
-
-type Saved = Parameters<OAuthClientProvider['saveTokens']>[0];
-type SavedClient = Parameters<NonNullable<OAuthClientProvider['saveClientInformation']>>[0];
-type Discovery = Parameters<NonNullable<OAuthClientProvider['saveDiscoveryState']>>[0];
 
 /** Every token, code and verifier the MCP clients held, to search the logs and the database for. */
 const clientSecrets: string[] = [];
 
-class TestProvider implements OAuthClientProvider {
-  savedClient: SavedClient | undefined;
-  savedTokens: Saved | undefined;
-  verifier = '';
-  discovery: Discovery | undefined;
-  /** Where the last sign-in sent the client back to. */
-  callback: URL | undefined;
-  signIns = 0;
-
-  constructor(
-    readonly storeUser: string,
-    readonly redirect = 'http://127.0.0.1:53999/callback',
-  ) {}
-
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata() {
-    return {
-      client_name: `E2E client of ${this.storeUser}`,
-      redirect_uris: [this.redirect],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  state() {
-    return `state-${this.storeUser}-${this.signIns}`;
-  }
-  clientInformation() {
-    return this.savedClient;
-  }
-  saveClientInformation(info: SavedClient) {
-    this.savedClient = info;
-  }
-  tokens() {
-    return this.savedTokens;
-  }
-  saveTokens(tokens: Saved) {
-    this.savedTokens = tokens;
-    clientSecrets.push(tokens.access_token, tokens.refresh_token ?? '');
-  }
-  async redirectToAuthorization(url: URL) {
-    this.signIns++;
-    this.callback = (await signIn(url, this.storeUser)).callback;
-    clientSecrets.push(this.callback.searchParams.get('code') ?? '');
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-    clientSecrets.push(verifier);
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: Discovery) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') this.savedTokens = undefined;
-    if (scope === 'all' || scope === 'client') this.savedClient = undefined;
-    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
+/** A person's MCP client (oauthSignIn.ts), noting every secret it holds. */
+class TestProvider extends PersonProvider {
+  protected override noteSecret(secret: string): void {
+    clientSecrets.push(secret);
   }
 }
 
@@ -275,7 +152,7 @@ class BrowserProvider extends TestProvider {
     await this.page.selectOption('select#user', this.storeUser);
     await this.page.click('#approve');
     this.callback = new URL(await back);
-    clientSecrets.push(this.callback.searchParams.get('code') ?? '');
+    this.noteSecret(this.callback.searchParams.get('code') ?? '');
   }
 }
 

@@ -17,6 +17,7 @@ import {
   SANDBOX_OAUTH_CLIENT_SECRET,
 } from '../../src/services/store/emulator/oauth.js';
 import { freePort } from '../support/redisServer.js';
+import { PersonProvider } from './oauthSignIn.js';
 import {
   type BatchCall,
   baseNamed,
@@ -26,7 +27,6 @@ import {
   connectPerson,
   createWriteTable,
   describeError,
-  PersonProvider,
   type Replica,
   startTopology,
   type Topology,

@@ -15,15 +15,11 @@ import { connect as connectSocket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import {
-  Client,
-  type OAuthClientProvider,
-  StreamableHTTPClientTransport,
-  UnauthorizedError,
-} from '@modelcontextprotocol/client';
+import { Client, StreamableHTTPClientTransport, UnauthorizedError } from '@modelcontextprotocol/client';
 // The configuration, and the environment it reads (the variable of each `server` line, taken from the file itself).
 import { HAPROXY, HAPROXY_CONFIG, loadBalancerEnv } from '../deploy/haproxy.js';
 import { freePort, type RedisServer, startRedis } from '../support/redisServer.js';
+import type { PersonProvider } from './oauthSignIn.js';
 
 export const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CREATE_TOOL = 'StoreApi.CreateStoreRecords';
@@ -724,122 +720,6 @@ export async function tally(
 }
 
 // ---- a person signing in with per-user OAuth ---------------------------------------------------------------------
-
-/**
- * The browser's part of a sign-in, done with fetch as a browser follows it: our consent page (through the load
- * balancer, so each step may land on another replica), the store emulator's consent page where `storeUser`
- * approves, and our callback. Returns where the MCP client was sent back to (its redirect URI, with the code).
- * The same steps as test/e2e/oauth-http.test.ts drives; that file keeps its copy inside the test file, so it cannot
- * be imported without running its tests.
- */
-export async function signInThroughBrowser(authorizationUrl: URL, storeUser: string): Promise<URL> {
-  let cookie = '';
-  const keepCookie = (response: Response) => {
-    const set = response.headers.get('set-cookie');
-    if (set) cookie = set.split(';')[0]!;
-  };
-  const consent = await fetch(authorizationUrl, { redirect: 'manual' });
-  keepCookie(consent);
-  const consentHtml = await consent.text();
-  const handle = /name="consent" value="([^"]+)"/.exec(consentHtml)?.[1];
-  if (consent.status !== 200 || !handle) throw new Error(`no consent page: ${consent.status} ${consentHtml}`);
-  const decided = await fetch(new URL('/authorize', authorizationUrl), {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded', cookie },
-    body: new URLSearchParams({ consent: handle, decision: 'approve' }).toString(),
-  });
-  const storePageUrl = decided.headers.get('location');
-  if (decided.status !== 302 || !storePageUrl) {
-    throw new Error(`our consent was not accepted: ${decided.status} ${await decided.text()}`);
-  }
-  const storePage = await fetch(new URL(storePageUrl, authorizationUrl), { redirect: 'manual' });
-  const storeHtml = await storePage.text();
-  const requestId = /name="request_id" value="([^"]+)"/.exec(storeHtml)?.[1];
-  if (storePage.status !== 200 || !requestId) throw new Error(`no store consent page: ${storeHtml}`);
-  const approved = await fetch(new URL('/oauth2/v1/authorize', storePage.url), {
-    method: 'POST',
-    redirect: 'manual',
-    headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ request_id: requestId, decision: 'approve', user: storeUser }).toString(),
-  });
-  const callback = approved.headers.get('location');
-  if (!callback) throw new Error(`the store did not send the person back: ${approved.status}`);
-  const back = await fetch(callback, { redirect: 'manual', headers: { cookie } });
-  const toClient = back.headers.get('location');
-  if (!toClient)
-    throw new Error(`our callback did not answer the client: ${back.status} ${await back.text()}`);
-  return new URL(toClient);
-}
-
-type SavedTokens = Parameters<OAuthClientProvider['saveTokens']>[0];
-type SavedClient = Parameters<NonNullable<OAuthClientProvider['saveClientInformation']>>[0];
-type Discovery = Parameters<NonNullable<OAuthClientProvider['saveDiscoveryState']>>[0];
-
-/** An MCP client's OAuth side for one person, as a desktop client keeps it (in memory here). */
-export class PersonProvider implements OAuthClientProvider {
-  savedClient: SavedClient | undefined;
-  savedTokens: SavedTokens | undefined;
-  verifier = '';
-  discovery: Discovery | undefined;
-  /** Where the last sign-in sent the client back to. */
-  callback: URL | undefined;
-  signIns = 0;
-
-  constructor(
-    readonly storeUser: string,
-    readonly redirect = 'http://127.0.0.1:53999/callback',
-  ) {}
-
-  get redirectUrl() {
-    return this.redirect;
-  }
-  get clientMetadata() {
-    return {
-      client_name: `Replicas e2e client of ${this.storeUser}`,
-      redirect_uris: [this.redirect],
-      grant_types: ['authorization_code', 'refresh_token'],
-      response_types: ['code'],
-      token_endpoint_auth_method: 'none',
-    };
-  }
-  state() {
-    return `state-${this.signIns}`;
-  }
-  clientInformation() {
-    return this.savedClient;
-  }
-  saveClientInformation(info: SavedClient) {
-    this.savedClient = info;
-  }
-  tokens() {
-    return this.savedTokens;
-  }
-  saveTokens(tokens: SavedTokens) {
-    this.savedTokens = tokens;
-  }
-  async redirectToAuthorization(url: URL) {
-    this.signIns++;
-    this.callback = await signInThroughBrowser(url, this.storeUser);
-  }
-  saveCodeVerifier(verifier: string) {
-    this.verifier = verifier;
-  }
-  codeVerifier() {
-    return this.verifier;
-  }
-  saveDiscoveryState(state: Discovery) {
-    this.discovery = state;
-  }
-  discoveryState() {
-    return this.discovery;
-  }
-  invalidateCredentials(scope: 'all' | 'client' | 'tokens' | 'verifier' | 'discovery') {
-    if (scope === 'all' || scope === 'tokens') this.savedTokens = undefined;
-    if (scope === 'all' || scope === 'client') this.savedClient = undefined;
-    if (scope === 'all' || scope === 'discovery') this.discovery = undefined;
-  }
-}
 
 /** Connects an MCP client as `provider`'s person, signing in first when the server asks for it (401). */
 export async function connectPerson(url: string, provider: PersonProvider): Promise<Client> {
