@@ -62,5 +62,6 @@ describe('sandbox persistence', () => {
       const reset = await call('IssueDesk.GetIssue', { lookup_by: 'id', value: '1' });
       expect((reset.structured.issue as { state: string }).state).toBe(original.state);
     });
-  });
+    // Three sandbox starts in a row through tsx: seconds each while the rest of the suite loads both cores.
+  }, 60_000);
 });
