@@ -77,6 +77,10 @@ program
   .option('--reset', 'sandbox: reseed the emulators', false)
   .option('--seed <n>', 'sandbox: seed for generated data', integer('--seed', 0))
   .option('--read-only', 'only tools that change nothing (readOnlyHint true)', false)
+  .option(
+    '--no-confirm-destructive',
+    'run destructive tools without asking the user first, even where the client can ask (for unattended agents)',
+  )
   .option('--tools <names>', 'only these tools, comma-separated (e.g. IssueDesk.GetIssue,ListUsers)')
   .option(
     '--toolsets <names>',

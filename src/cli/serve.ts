@@ -40,6 +40,8 @@ export interface ServeOptions {
   discovery?: boolean;
   /** The most o200k tokens one tool result may take (runtime/result.ts); unset: the default budget. */
   maxResultTokens?: number;
+  /** false (--no-confirm-destructive): destructive tools never ask the user first (runtime/confirmation.ts). */
+  confirmDestructive?: boolean;
   allowedHosts?: string;
   /** HTTP socket limits, in seconds (see runtime/httpLimits.ts); unset ones take the defaults. */
   requestTimeout?: number;
@@ -230,6 +232,7 @@ export async function startServe(
       ...(options.tools !== undefined ? { only: options.tools.split(',') } : {}),
       ...(options.toolsets !== undefined ? { toolsets: options.toolsets.split(',') } : {}),
       ...(options.maxResultTokens !== undefined ? { maxResultTokens: options.maxResultTokens } : {}),
+      ...(options.confirmDestructive === false ? { confirmDestructive: false } : {}),
     });
     // Only for services some served tool belongs to. Over stdio the line lands in the client's server log.
     for (const { id, context, missing } of unconfigured) {

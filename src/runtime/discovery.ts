@@ -114,6 +114,7 @@ export function discoveryToolSet(inner: ToolSet): ToolSet {
         await runToolCall(inner, tool, toolArguments, {
           signal: call.signal,
           ...(call.principal ? { principal: call.principal } : {}),
+          ...(call.progress ? { progress: call.progress } : {}),
         }),
       );
     },

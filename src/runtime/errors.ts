@@ -14,6 +14,7 @@ export type ErrorKind =
   | 'timeout' // no answer in time
   | 'network' // connection failed or was dropped
   | 'outcome_unknown' // a call that is not safe to repeat failed after it was sent: it may have taken effect
+  | 'declined' // the user, asked through the client (elicitation), declined the call: nothing was done
   | 'upstream_error' // any other upstream 4xx
   | 'internal'; // a bug on our side; details are logged, not returned
 

@@ -2,10 +2,12 @@
 // prepared entries and a server instance costs almost nothing: stateless HTTP builds one per request.
 
 import {
+  type CacheHint,
   type CallToolRequest,
   type CallToolResult,
   CLIENT_INFO_META_KEY,
   type Implementation,
+  isInputRequiredResult,
   PROTOCOL_VERSION_META_KEY,
   ProtocolError,
   ProtocolErrorCode,
@@ -19,8 +21,11 @@ import {
   type ToolCallOutcome,
   unknownToolCalled,
 } from './callEvents.js';
+import { callWithConfirmation } from './confirmation.js';
 import { type ErrorKind, isToolError } from './errors.js';
+import { SWITCHBOARD, serviceIcons, switchboardIcons } from './icons.js';
 import { log } from './log.js';
+import { type ProgressReport, throttledProgress } from './progress.js';
 import {
   cancellationReason,
   isDisconnect,
@@ -48,15 +53,23 @@ export interface McpServerOptions {
   era?: 'legacy' | 'modern';
 }
 
+/**
+ * How long a 2026-07-28 client (or a gateway) may reuse tools/list and server/discover, and with whom. Both are
+ * fixed for the life of the process (--toolsets, --read-only and the name style are read at start, and the path
+ * picks the set), identical for every caller (nothing in them depends on who signed in), and the server never
+ * sends list_changed: `public`, for an hour. An hour bounds how long a client may keep a list from before a
+ * redeploy that changed the tools; a call of a tool that is gone gets "Unknown tool", naming tools/list.
+ * 2025 revisions have no cache fields; the SDK leaves them out there.
+ */
+export const LIST_CACHE_HINT: CacheHint = { ttlMs: 60 * 60 * 1000, cacheScope: 'public' };
+
 export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}): Server {
-  const server = new ProtocolServer(
-    { name: SERVER_NAME, version: SERVER_VERSION },
-    {
-      capabilities: { tools: {} },
-      instructions: toolSet.instructions,
-      supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
-    },
-  );
+  const server = new ProtocolServer(serverInfoOf(toolSet), {
+    capabilities: { tools: {} },
+    instructions: toolSet.instructions,
+    supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
+    cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
+  });
   server.setRequestHandler('tools/list', async () => ({ tools: toolSet.listEntries as never }));
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
@@ -71,15 +84,73 @@ export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}
         `Unknown tool "${name}"; tools/list names the tools.`,
       );
     }
-    const result = await runToolCall(toolSet, tool, args, {
-      signal: ctx.mcpReq.signal,
-      ...(options.era ? { era: options.era } : {}),
-      ...(options.principal ? { principal: options.principal } : {}),
-      ...(caller ? { caller } : {}),
-    });
+    // One channel per request: a call run again after a confirmation keeps its progress increasing.
+    const progress = progressOf(request, ctx);
+    const run = (callArgs: unknown) =>
+      runToolCall(toolSet, tool, callArgs, {
+        signal: ctx.mcpReq.signal,
+        ...(options.era ? { era: options.era } : {}),
+        ...(options.principal ? { principal: options.principal } : {}),
+        ...(caller ? { caller } : {}),
+        ...progress,
+      });
+    // Asks the user first where the client can be asked (uncertain lookups, destructive tools): confirmation.ts.
+    // Not before the discovery view's call_tool (a set without a catalog): it is marked destructive when any tool
+    // behind it is, so it would ask before every call, reads included.
+    const result = await callWithConfirmation(
+      tool,
+      args,
+      ctx,
+      server,
+      toolSet.confirmDestructive !== false && toolSet.catalog !== undefined,
+      run,
+    );
+    if (isInputRequiredResult(result)) return result;
     return server.projectCallToolResult(result, undefined);
   });
   return server;
+}
+
+/**
+ * The call's progress channel, when the client gave a `progressToken`: reports become `notifications/progress`
+ * related to this request (the SDK routes them to its response stream), throttled (progress.ts). A notification
+ * that cannot be delivered (the client went away) is not the tool's failure.
+ */
+function progressOf(request: CallToolRequest, ctx: ServerContext): { progress?: ProgressReport } {
+  const meta = (ctx.mcpReq._meta ?? request.params._meta) as { progressToken?: unknown } | undefined;
+  const token = meta?.progressToken;
+  if (typeof token !== 'string' && typeof token !== 'number') return {};
+  const progress = throttledProgress((update) => {
+    ctx.mcpReq
+      .notify({ method: 'notifications/progress', params: { progressToken: token, ...update } })
+      .catch(() => undefined);
+  });
+  return { progress };
+}
+
+const serverInfos = new WeakMap<ToolSet, Implementation>();
+
+/**
+ * The server's identity as clients show it: a set of one service's tools is that service's server (its title and
+ * icon); several services, or the discovery view (search_tools and call_tool), are Switchboard's. The name stays
+ * `switchboard` whatever is served: clients and logs key on it. Worked out once per tool set, since stateless
+ * HTTP builds a server per request.
+ */
+function serverInfoOf(toolSet: ToolSet): Implementation {
+  const known = serverInfos.get(toolSet);
+  if (known) return known;
+  const prefixes = new Set(toolSet.tools.map((tool) => tool.specName.split('.')[0]!));
+  const [only] = prefixes;
+  const icons = prefixes.size === 1 && only !== undefined ? serviceIcons(only) : undefined;
+  const info: Implementation = {
+    name: SERVER_NAME,
+    version: SERVER_VERSION,
+    ...(icons
+      ? { title: `${only} (${SWITCHBOARD})`, icons: [...icons] }
+      : { title: SWITCHBOARD, icons: [...switchboardIcons()] }),
+  };
+  serverInfos.set(toolSet, info);
+  return info;
 }
 
 /**
@@ -119,6 +190,8 @@ export interface ToolCallOptions {
   principal?: Principal;
   /** What the request says about its caller, for the call's events; set only while someone listens. */
   caller?: CallRequestInfo;
+  /** Where the call reports progress, when its client asked for it. */
+  progress?: ProgressReport;
 }
 
 /**
@@ -176,6 +249,7 @@ async function executeToolCall(
       toolName: tool.name,
       nameStyle: toolSet.nameStyle,
       ...(options.principal ? { principal: options.principal } : {}),
+      ...(options.progress ? { progress: options.progress } : {}),
     });
     if (isDisconnect(options.signal.reason)) {
       // A 2025-era call whose client went away: it ran to completion, and the SDK drops the undeliverable result.

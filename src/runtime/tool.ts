@@ -2,6 +2,7 @@
 // for endpoint-mirroring tools is produced by the generic executor (endpoint.ts) from a declarative row.
 
 import type { z } from 'zod';
+import type { ProgressReport } from './progress.js';
 
 /** MCP tool annotations; every tool sets all four deliberately. */
 export interface ToolHints {
@@ -14,6 +15,11 @@ export interface ToolHints {
 export interface ToolCall {
   /** Aborted when the MCP client cancels the call. */
   signal: AbortSignal;
+  /**
+   * Present when the client asked for progress (a `progressToken`): calls that make many upstream requests report
+   * after each one (runtime/progress.ts throttles what is sent).
+   */
+  progress?: ProgressReport;
   /** The name this call came in under, so results can name follow-up calls the way this client sees tools. */
   toolName: string;
   nameStyle: 'dotted' | 'underscore';

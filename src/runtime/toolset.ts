@@ -40,6 +40,11 @@ export interface ToolSet {
   catalog?: readonly CatalogService[];
   /** The most o200k tokens one tool result may take (runtime/result.ts); unset: DEFAULT_MAX_RESULT_TOKENS. */
   maxResultTokens?: number;
+  /**
+   * false: destructive tools run without asking the user first, even where the client can be asked (serve's
+   * --no-confirm-destructive, for unattended agents; runtime/confirmation.ts). Unset: they ask.
+   */
+  confirmDestructive?: boolean;
 }
 
 /** A service as a tool set knows it, to select by toolset and to send the instructions of what is served. */
@@ -70,6 +75,8 @@ export interface ToolSetOptions {
   toolsets?: readonly string[];
   /** The result budget in o200k tokens, within MIN_RESULT_TOKENS..MAX_RESULT_TOKENS (runtime/result.ts). */
   maxResultTokens?: number;
+  /** false: destructive tools never ask for confirmation (ToolSet.confirmDestructive). */
+  confirmDestructive?: boolean;
 }
 
 export class ToolSelectionError extends Error {}
@@ -97,6 +104,8 @@ export function buildToolSet(services: readonly ServiceRuntime[], options: ToolS
         specName: toolName(prefix, definition.name, 'dotted'),
         definition: definition as ToolDefinition<unknown>,
         context: service.context,
+        // No icon per tool: the server's icon names the service (mcpServer.ts), and 126 copies of an inline SVG
+        // would double the bytes of every tools/list for nothing a model sees.
         listEntry: restyled(
           listEntry(
             toolName(prefix, definition.name, style),
@@ -147,6 +156,7 @@ export function buildToolSet(services: readonly ServiceRuntime[], options: ToolS
       ...(options.maxResultTokens !== undefined
         ? { maxResultTokens: checkMaxResultTokens(options.maxResultTokens) }
         : {}),
+      ...(options.confirmDestructive === false ? { confirmDestructive: false } : {}),
     },
     tools,
   );

@@ -283,7 +283,8 @@ export function createHttpApp(
   const serveMcp = async (c: Context, served: ToolSet, authInfo?: AuthInfo): Promise<Response> => {
     const checked = await checkMcpPost(c.req.raw, incomingOf(c));
     if (checked instanceof Response) return checked;
-    if (checked.legacy && checked.parsedBody !== undefined) {
+    // A request asking for progress gets the SDK's own answer, an SSE stream, which can carry the notifications.
+    if (checked.legacy && checked.parsedBody !== undefined && !asksForProgress(checked.parsedBody)) {
       const server = serverFor(served, 'legacy', authInfo);
       return serveLegacyAsJson(server, checked.request, checked.parsedBody, authInfo);
     }
@@ -474,7 +475,8 @@ async function checkMcpPost(
  * A 2025-era POST, served as the SDK's stateless fallback serves it (a fresh server and transport per request,
  * closed when the client hangs up) but answered with one JSON body instead of an SSE stream: Streamable HTTP lets
  * the server choose either for a POST, and most clients still speak 2025-11-25. No stream to build, frame and
- * parse on either side is most of what a small call costs. Nothing is sent before a result (no progress yet).
+ * parse on either side is most of what a small call costs. Nothing is sent before a result, so a request that asks
+ * for progress (asksForProgress) is not served here.
  */
 async function serveLegacyAsJson(
   server: ReturnType<typeof createMcpServer>,
@@ -500,6 +502,15 @@ async function serveLegacyAsJson(
     request.signal.removeEventListener('abort', teardown);
     teardown();
   }
+}
+
+/** Whether a POST body (one message or a batch) has a request carrying a `progressToken` in its `_meta`. */
+function asksForProgress(body: unknown): boolean {
+  const messages = Array.isArray(body) ? body : [body];
+  return messages.some((message) => {
+    const meta = (message as { params?: { _meta?: { progressToken?: unknown } } } | null)?.params?._meta;
+    return meta?.progressToken !== undefined;
+  });
 }
 
 /**

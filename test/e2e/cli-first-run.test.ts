@@ -49,7 +49,8 @@ describe('help and version', () => {
     expect((await cli(['--version'])).stdout.trim()).toBe(VERSION);
     const mcp = await connectHttp({ ISSUEDESK_BASE_URL: 'http://127.0.0.1:9' });
     try {
-      expect(mcp.client.getServerVersion()).toEqual({ name: 'switchboard', version: VERSION });
+      // Besides its title and icon (test/e2e/icons-titles-cache-hints.test.ts).
+      expect(mcp.client.getServerVersion()).toMatchObject({ name: 'switchboard', version: VERSION });
     } finally {
       await mcp.close();
     }

@@ -8,6 +8,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { createAuthorizationServer } from '../../src/runtime/auth/authorizationServer.js';
+import type { ClientMetadataDocuments } from '../../src/runtime/auth/clientMetadata.js';
 import { type UpstreamOAuthClient, UserTokens } from '../../src/runtime/auth/userTokens.js';
 import { AuthVault, type GrantRecord, type UpstreamTokenSet } from '../../src/runtime/auth/vault.js';
 import { READ_ONLY } from '../../src/runtime/hints.js';
@@ -142,6 +143,8 @@ export interface AuthHarnessOptions {
   tools?: (deps: AuthHarnessDeps) => ServiceRuntime[];
   /** Send `resource=<origin>/mcp` (RFC 8707) with every code exchange unless the call says otherwise. Default: off. */
   exchangeResource?: boolean;
+  /** Accept clients known by a metadata document URL (clientMetadata.ts). Default: registered clients only. */
+  clientMetadata?: ClientMetadataDocuments;
 }
 
 export function authHarness(options: AuthHarnessOptions = {}) {
@@ -160,6 +163,7 @@ export function authHarness(options: AuthHarnessOptions = {}) {
     mcpPath: '/mcp',
     upstreamRedirectUrl: `${origin}/oauth/callback`,
     upstreamName: 'the data store',
+    ...(options.clientMetadata ? { clientMetadata: options.clientMetadata } : {}),
   });
   const tools = (options.tools ?? callerTools)({ store, userTokens });
   const { app } = createHttpApp(buildToolSet(tools), { auth: server });

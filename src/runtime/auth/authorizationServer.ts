@@ -5,6 +5,7 @@
 //   GET  /.well-known/oauth-protected-resource[/mcp]  RFC 9728 protected resource metadata     discovery.ts
 //   GET  /.well-known/oauth-authorization-server      RFC 8414 authorization server metadata  discovery.ts
 //   POST /register                                    RFC 7591 dynamic registration           registration.ts
+//   (a client_id that is an https URL)                client ID metadata document             clientMetadata.ts
 //   GET  /authorize                                   checks the request, shows our consent   consent.ts
 //   POST /authorize                                   the decision; on approval, the upstream consent.ts
 //   GET  <upstream redirect path>                     its code becomes a grant, and ours      upstreamCallback.ts
@@ -17,6 +18,7 @@
 import { getOAuthProtectedResourceMetadataUrl } from '@modelcontextprotocol/server';
 import type { Hono } from 'hono';
 import type { HttpAuthGate } from '../transports.js';
+import type { ClientMetadataDocuments } from './clientMetadata.js';
 import { AuthSetupError } from './config.js';
 import { consentEndpoints } from './consent.js';
 import { mountDiscovery } from './discovery.js';
@@ -50,6 +52,8 @@ export interface AuthorizationServerOptions {
   upstreamRedirectSetting?: string;
   /** How pages name the upstream, e.g. "the data store". */
   upstreamName: string;
+  /** Accepts clients whose client_id is the URL of their metadata document; shared by every origin's server. */
+  clientMetadata?: ClientMetadataDocuments;
 }
 
 export interface AuthorizationServer extends HttpAuthGate {
@@ -94,6 +98,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
     authorizePath: AUTHORIZE_PATH,
     upstreamRedirectUrl,
     upstreamName,
+    ...(options.clientMetadata ? { clientMetadata: options.clientMetadata } : {}),
   });
 
   return {
@@ -109,6 +114,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         authorizePath: AUTHORIZE_PATH,
         tokenPath: TOKEN_PATH,
         registerPath: REGISTER_PATH,
+        clientIdMetadataDocuments: options.clientMetadata !== undefined,
       });
       app.options(REGISTER_PATH, () => corsPreflight('POST, OPTIONS'));
       // Each endpoint reads or writes the vault: with shared state, Redis may be briefly out of reach (503).
@@ -123,7 +129,7 @@ export function createAuthorizationServer(options: AuthorizationServerOptions): 
         ),
       );
       app.options(TOKEN_PATH, () => corsPreflight('POST, OPTIONS'));
-      app.post(TOKEN_PATH, whileStateReachable(tokenEndpoint(vault), 'json'));
+      app.post(TOKEN_PATH, whileStateReachable(tokenEndpoint(vault, options.clientMetadata), 'json'));
     },
     authenticate: (request: Request) => authenticate(request, { resource, resourceMetadataUrl, verifier }),
     principalOf,

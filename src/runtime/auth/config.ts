@@ -13,6 +13,11 @@ export interface AuthSettings {
   publicUrl?: URL;
   /** SWITCHBOARD_SECRET_KEY (base64, 32 bytes); when unset, `<data dir>/secret.key`. */
   secretKey?: string;
+  /**
+   * SWITCHBOARD_CLIENT_METADATA_ALLOW_LOOPBACK=1, for tests only: client ID metadata documents may be fetched from
+   * loopback addresses (over http too, and without checking an https certificate there). Default off.
+   */
+  clientMetadataAllowLoopback?: boolean;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', 'localhost', '[::1]', '::1']);
@@ -60,11 +65,21 @@ export function checkPublicUrl(raw: string, name = 'SWITCHBOARD_PUBLIC_URL'): UR
   return new URL(url.origin);
 }
 
+function clientMetadataAllowLoopback(env: NodeJS.ProcessEnv): boolean {
+  const raw = (env.SWITCHBOARD_CLIENT_METADATA_ALLOW_LOOPBACK ?? '').trim().toLowerCase();
+  if (raw === '' || raw === '0' || raw === 'false') return false;
+  if (raw === '1' || raw === 'true') return true;
+  throw new AuthSetupError(
+    `SWITCHBOARD_CLIENT_METADATA_ALLOW_LOOPBACK must be 1 or 0 (true or false); got "${env.SWITCHBOARD_CLIENT_METADATA_ALLOW_LOOPBACK}".`,
+  );
+}
+
 /** Read only once a service's sign-in is on: without it neither variable means anything. */
 export function authSettingsFromEnv(env: NodeJS.ProcessEnv): AuthSettings {
   return {
     ...(env.SWITCHBOARD_PUBLIC_URL ? { publicUrl: checkPublicUrl(env.SWITCHBOARD_PUBLIC_URL) } : {}),
     ...(env.SWITCHBOARD_SECRET_KEY ? { secretKey: env.SWITCHBOARD_SECRET_KEY } : {}),
+    ...(clientMetadataAllowLoopback(env) ? { clientMetadataAllowLoopback: true } : {}),
   };
 }
 

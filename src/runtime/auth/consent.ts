@@ -10,6 +10,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Context } from 'hono';
 import { log } from '../log.js';
+import { type ClientMetadataDocuments, findClient } from './clientMetadata.js';
 import { consentPage, PAGE_HEADERS } from './pages.js';
 import { redirectMatches } from './redirectUris.js';
 import { type BrowserBinding, boundedText, mediaType, pkceChallenge, sameResource } from './requests.js';
@@ -34,10 +35,12 @@ export interface ConsentOptions {
   upstreamRedirectUrl: string;
   /** How the page names the upstream. */
   upstreamName: string;
+  /** Clients known by a metadata document URL; without it, only registered clients are known. */
+  clientMetadata?: ClientMetadataDocuments;
 }
 
 type Checked =
-  | { ok: true; client: ClientRecord; request: AuthorizationRequest }
+  | { ok: true; client: ClientRecord; fromDocument: boolean; request: AuthorizationRequest }
   | { ok: false; response: Response };
 
 async function checkAuthorizeRequest(c: Context, options: ConsentOptions): Promise<Checked> {
@@ -51,21 +54,33 @@ async function checkAuthorizeRequest(c: Context, options: ConsentOptions): Promi
   // Until client and redirect URI are known good, nothing is redirected anywhere (RFC 6749 §4.1.2.1).
   const clientId = one('client_id');
   if (all('client_id').length !== 1 || !clientId) return stop('The request needs one client_id.');
-  const client = await vault.client(clientId);
-  if (!client) return stop('No MCP client is registered with this client_id.', [['client_id', clientId]]);
+  const found = await findClient(vault, options.clientMetadata, clientId);
+  if (!found) return stop('No MCP client is registered with this client_id.', [['client_id', clientId]]);
+  if ('problem' in found) {
+    return stop(`The client's metadata document cannot be used: ${found.problem}`, [['client_id', clientId]]);
+  }
+  const { client, fromDocument } = found;
   if (all('redirect_uri').length > 1) return stop('redirect_uri was given more than once.');
   const asked = one('redirect_uri');
   let redirectUri: string | undefined;
   if (asked === undefined || asked === '') {
     if (client.redirectUris.length === 1) redirectUri = client.redirectUris[0];
-  } else if (client.redirectUris.some((registered) => redirectMatches(registered, asked))) {
+  } else if (
+    // A document's redirect URIs match exactly (the draft's rule); a registered loopback one on any port (RFC 8252).
+    client.redirectUris.some((listed) => (fromDocument ? listed === asked : redirectMatches(listed, asked)))
+  ) {
     redirectUri = asked;
   }
   if (!redirectUri) {
-    return stop('This redirect_uri is not registered for the client.', [
-      ['client_id', client.id],
-      ['redirect_uri', asked ?? '(none)'],
-    ]);
+    return stop(
+      fromDocument
+        ? "This redirect_uri is not among the redirect_uris of the client's metadata document."
+        : 'This redirect_uri is not registered for the client.',
+      [
+        ['client_id', client.id],
+        ['redirect_uri', asked ?? '(none)'],
+      ],
+    );
   }
   const states = all('state');
   const clientState = states.length === 1 && states[0] !== '' ? states[0] : undefined;
@@ -105,6 +120,7 @@ async function checkAuthorizeRequest(c: Context, options: ConsentOptions): Promi
   return {
     ok: true,
     client,
+    fromDocument,
     request: {
       clientId: client.id,
       redirectUri,
@@ -130,6 +146,8 @@ export function consentEndpoints(options: ConsentOptions) {
       handle,
       clientName: checked.client.name ?? 'An unnamed MCP client',
       clientId: checked.client.id,
+      // A document's client is vouched for by its host only: the page says which host that is.
+      ...(checked.fromDocument ? { clientHost: new URL(checked.client.id).host } : {}),
       // Where the browser will really be sent (the parsed form, as the redirect is built), not the string as sent.
       redirectUri: new URL(checked.request.redirectUri).href,
       upstreamName: options.upstreamName,

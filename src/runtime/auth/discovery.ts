@@ -27,6 +27,8 @@ export interface DiscoveryOptions {
   authorizePath: string;
   tokenPath: string;
   registerPath: string;
+  /** Whether client ID metadata documents are accepted. */
+  clientIdMetadataDocuments?: boolean;
 }
 
 function jsonDocument(c: Context, document: unknown): Response {
@@ -63,6 +65,8 @@ export function mountDiscovery(app: Hono, options: DiscoveryOptions): void {
     grant_types_supported: ['authorization_code', 'refresh_token'],
     token_endpoint_auth_methods_supported: ['none'],
     code_challenge_methods_supported: ['S256'],
+    // Clients may present an https URL naming their metadata document as client_id (clientMetadata.ts).
+    ...(options.clientIdMetadataDocuments ? { client_id_metadata_document_supported: true } : {}),
     // RFC 9207: every answer to the client names us, so it can tell our responses from another server's.
     authorization_response_iss_parameter_supported: true,
   };

@@ -37,6 +37,8 @@ export interface ConsentPageInput {
   handle: string;
   clientName: string;
   clientId: string;
+  /** For a client known by its metadata document: the host serving it, the only party vouching for the name. */
+  clientHost?: string;
   redirectUri: string;
   upstreamName: string;
   upstreamScopes: readonly string[];
@@ -48,7 +50,7 @@ export function consentPage(input: ConsentPageInput): string {
     .map((s) => `<li data-scope="${escapeHtml(s)}"><code>${escapeHtml(s)}</code></li>`)
     .join('\n');
   const body = `<h1 id="title">Connect <span id="client-name">${name}</span> to Switchboard</h1>
-<p><strong>${name}</strong> asks to use Switchboard's tools as you. Next you sign in to ${escapeHtml(input.upstreamName)},
+<p><strong>${name}</strong>${input.clientHost ? ` (described by <strong id="client-host">${escapeHtml(input.clientHost)}</strong>)` : ''} asks to use Switchboard's tools as you. Next you sign in to ${escapeHtml(input.upstreamName)},
 and the tools then act with your own account there.</p>
 <p>Afterwards you are sent back to <code id="redirect-uri">${escapeHtml(input.redirectUri)}</code>.</p>
 <p class="note">Client id <code id="client-id">${escapeHtml(input.clientId)}</code>. Continue only if you started

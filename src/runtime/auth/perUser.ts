@@ -19,6 +19,7 @@ import {
   DEFAULT_CALLBACK_PATH,
 } from './authorizationServer.js';
 import { AuthStateUnavailableError } from './authState.js';
+import { ClientMetadataDocuments } from './clientMetadata.js';
 import { type AuthSettings, AuthSetupError, authSettingsFromEnv, resolvePublicUrl } from './config.js';
 import { perOriginAuthorizationServer } from './publicOrigins.js';
 import { type UpstreamOAuthClient, UserTokens, withUserTokenErrors } from './userTokens.js';
@@ -120,6 +121,10 @@ export class PerUserAuth {
     const { setup, offer, settings } = this.signIn;
     const { client, oauthUrl } = setup.connect(served);
     this.#tokens = new UserTokens(this.vault, client, { reconnectError: setup.reconnectError });
+    // One cache of clients' metadata documents for every public origin this process serves.
+    const clientMetadata = new ClientMetadataDocuments({
+      allowLoopback: settings.clientMetadataAllowLoopback === true,
+    });
     return {
       oauthUrl,
       gate: (bound, mcpPath, originOf) => {
@@ -132,6 +137,7 @@ export class PerUserAuth {
             upstreamRedirectUrl: setup.redirectUrl ?? `${publicUrl.origin}${DEFAULT_CALLBACK_PATH}`,
             upstreamRedirectSetting: setup.redirectUrlVariable,
             upstreamName: offer.upstreamName,
+            clientMetadata,
           });
         // A configured public URL names the one origin, whatever a proxy says; without a trusted proxy, so does
         // the bound address. Only behind a trusted proxy, with nothing configured, does each request say.

@@ -4,6 +4,7 @@
 
 import type { Context } from 'hono';
 import { log } from '../log.js';
+import { type ClientMetadataDocuments, findClient } from './clientMetadata.js';
 import { boundedText, mediaType, pkceChallenge, sameResource, sameString } from './requests.js';
 import { type TokenErrorCode, tokenError } from './responses.js';
 import type { AuthVault, IssuedTokens } from './vault.js';
@@ -124,8 +125,8 @@ async function refreshTokenGrant(
   }
 }
 
-/** The token endpoint over `vault`. */
-export function tokenEndpoint(vault: AuthVault) {
+/** The token endpoint over `vault`; `clientMetadata` knows the clients identified by a metadata document URL. */
+export function tokenEndpoint(vault: AuthVault, clientMetadata?: ClientMetadataDocuments) {
   return async (c: Context): Promise<Response> => {
     if (mediaType(c) !== 'application/x-www-form-urlencoded') {
       return tokenError('invalid_request', 'The body must be application/x-www-form-urlencoded.');
@@ -143,8 +144,11 @@ export function tokenEndpoint(vault: AuthVault) {
     const clientId = clientIdOf(c, form);
     if (clientId instanceof Response) return clientId;
     if (!clientId) return tokenError('invalid_client', 'client_id is required.');
-    if (!(await vault.client(clientId)))
-      return tokenError('invalid_client', 'No client is registered with this client_id.');
+    const found = await findClient(vault, clientMetadata, clientId);
+    if (!found) return tokenError('invalid_client', 'No client is registered with this client_id.');
+    if ('problem' in found) {
+      return tokenError('invalid_client', `The client's metadata document cannot be used: ${found.problem}`);
+    }
     const resources = form.getAll('resource');
     if (resources.length > 1) return tokenError('invalid_target', 'Only one resource can be asked for.');
     const askedResource = resources[0];

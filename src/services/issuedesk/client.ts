@@ -14,6 +14,7 @@ import {
 import { registerSecret } from '../../runtime/secrets.js';
 import { rateBudget } from '../../runtime/sharedState/rateBudgets.js';
 import type { SharedState } from '../../runtime/sharedState/redis.js';
+import type { ToolCall } from '../../runtime/tool.js';
 import { ISSUEDESK_OPERATIONS } from './endpoints.js';
 
 const OPS = ISSUEDESK_OPERATIONS;
@@ -126,6 +127,9 @@ export interface IssueDeskClientOptions {
 
 /** The page size we ask for when walking a whole list; Pylon allows 1..999 and defaults to 100. */
 const WALK_PAGE_SIZE = 100;
+
+/** What a paging walk needs of its tool call: the signal that stops it, the channel it reports pages on. */
+export type PagingCall = Pick<ToolCall, 'signal' | 'progress'>;
 
 export class IssueDeskClient {
   readonly http: UpstreamClient;
@@ -271,28 +275,34 @@ export class IssueDeskClient {
   async walk<T>(
     fetchPage: (cursor: string | undefined) => Promise<Page<T>>,
     maxPages: number,
+    call?: PagingCall,
   ): Promise<{ items: T[]; complete: boolean; pages: number }> {
     const items: T[] = [];
     let cursor: string | undefined;
     for (let pages = 1; ; pages++) {
+      // A cancelled call asks for no further page, even one whose request would not carry the signal.
+      call?.signal.throwIfAborted();
       const next = await fetchPage(cursor);
       items.push(...next.data);
+      const last = !next.cursor || pages >= maxPages;
+      // The number of pages is known only at the end: until then progress has no total.
+      call?.progress?.(pages, last ? pages : undefined, `${pages} pages read (${items.length} items)`);
       if (!next.cursor) return { items, complete: true, pages };
       if (pages >= maxPages) return { items, complete: false, pages };
       cursor = next.cursor;
     }
   }
 
-  walkUsers(signal?: AbortSignal, maxPages = 20) {
-    return this.walk((cursor) => this.listUsers(cursor, WALK_PAGE_SIZE, signal), maxPages);
+  walkUsers(call?: PagingCall, maxPages = 20) {
+    return this.walk((cursor) => this.listUsers(cursor, WALK_PAGE_SIZE, call?.signal), maxPages, call);
   }
 
-  walkTeams(signal?: AbortSignal, maxPages = 20) {
-    return this.walk((cursor) => this.listTeams(cursor, WALK_PAGE_SIZE, signal), maxPages);
+  walkTeams(call?: PagingCall, maxPages = 20) {
+    return this.walk((cursor) => this.listTeams(cursor, WALK_PAGE_SIZE, call?.signal), maxPages, call);
   }
 
-  walkContacts(signal?: AbortSignal, maxPages = 20) {
-    return this.walk((cursor) => this.listContacts(cursor, WALK_PAGE_SIZE, signal), maxPages);
+  walkContacts(call?: PagingCall, maxPages = 20) {
+    return this.walk((cursor) => this.listContacts(cursor, WALK_PAGE_SIZE, call?.signal), maxPages, call);
   }
 
   /** One request of `operation`; the rest of the request (parameters, query, body, signal) is the caller's. */

@@ -6,7 +6,14 @@ import type { ToolCall } from '../../runtime/tool.js';
 import { rankByName } from '../../text/fuzzy.js';
 import { htmlToSearchText } from '../../text/html.js';
 import { QuerySyntaxError, rankDocuments } from '../../text/issueSearch.js';
-import type { IssueDeskClient, PylonContact, PylonIssue, PylonTeam, PylonUser } from './client.js';
+import type {
+  IssueDeskClient,
+  PagingCall,
+  PylonContact,
+  PylonIssue,
+  PylonTeam,
+  PylonUser,
+} from './client.js';
 import {
   type Candidate,
   decide,
@@ -34,13 +41,14 @@ export interface SearchCorpus {
   window: { start_time: string; end_time: string };
 }
 
-export async function fetchSearchCorpus(ctx: IssueDeskContext, signal: AbortSignal): Promise<SearchCorpus> {
+export async function fetchSearchCorpus(ctx: IssueDeskContext, call: PagingCall): Promise<SearchCorpus> {
   const end = ctx.now();
   const start = new Date(end.getTime() - SEARCH_WINDOW_DAYS * 24 * 3600 * 1000);
   const window = { start: start.toISOString(), end: end.toISOString() };
   const { items, complete } = await ctx.upstream.walk(
-    (cursor) => ctx.upstream.listIssues(window, cursor, SEARCH_PAGE_SIZE, signal),
+    (cursor) => ctx.upstream.listIssues(window, cursor, SEARCH_PAGE_SIZE, call.signal),
     SEARCH_MAX_PAGES,
+    call,
   );
   return { issues: items, complete, window: { start_time: window.start, end_time: window.end } };
 }
@@ -138,7 +146,7 @@ export async function resolveIssue(
       match: { how: 'id' },
     };
   }
-  const corpus = await fetchSearchCorpus(ctx, call.signal);
+  const corpus = await fetchSearchCorpus(ctx, call);
   return settle(
     rankIssues(corpus.issues, value, lookup.parameter),
     autoAccept,
@@ -172,7 +180,7 @@ export async function resolveUser(
   const lookup = lookupContext(call, args, params, 'user');
   const { by, query: value, autoAccept } = lookup;
   if (by === 'id') return { kind: 'found', item: { id: value }, match: { how: 'id' } };
-  const { items } = await ctx.upstream.walkUsers(call.signal);
+  const { items } = await ctx.upstream.walkUsers(call);
   return settle(
     rankUsers(items, value),
     autoAccept,
@@ -188,7 +196,7 @@ export async function resolveTeam(
 ): Promise<Resolution<PylonTeam | { id: string }>> {
   const lookup = lookupContext(call, args, DEFAULT_LOOKUP, 'team');
   if (lookup.by === 'id') return { kind: 'found', item: { id: lookup.query }, match: { how: 'id' } };
-  const { items } = await ctx.upstream.walkTeams(call.signal);
+  const { items } = await ctx.upstream.walkTeams(call);
   return settle(
     rankTeams(items, lookup.query),
     lookup.autoAccept,

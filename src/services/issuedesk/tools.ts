@@ -134,6 +134,8 @@ const listIssues = tool.define({
     let scanned = 0;
     let next: WindowCursor | undefined = position;
     for (let requests = 0; next && requests < LIST_MAX_REQUESTS && found.length < LIST_TARGET; requests++) {
+      // A cancelled call asks for no further page.
+      call.signal.throwIfAborted();
       const slice = sliceOf(next);
       const page = await ctx.upstream.listIssues(
         { start: toRfc3339(slice.start), end: toRfc3339(slice.end) },
@@ -146,6 +148,7 @@ const listIssues = tool.define({
       next = page.cursor
         ? { ...next, upstream: page.cursor }
         : nextSlice({ start: next.start, end: next.end, sliceEnd: next.sliceEnd });
+      call.progress?.(requests + 1, undefined, `${scanned} issues scanned, ${found.length} matching`);
     }
     return {
       issues: found.map(issueSummary),
@@ -189,7 +192,7 @@ const searchIssues = tool.define({
   }),
   hints: READ_ONLY,
   run: async (args, ctx, call) => {
-    const corpus = await fetchSearchCorpus(ctx, call.signal);
+    const corpus = await fetchSearchCorpus(ctx, call);
     const ranked = rankIssues(corpus.issues, args.query, 'query');
     const result: Record<string, unknown> = {
       query: args.query,
@@ -305,8 +308,8 @@ const searchContacts = tool.define({
       value: args.query.toLowerCase(),
     };
     const { items: contacts, complete } = byEmail
-      ? await ctx.upstream.walk((c) => ctx.upstream.searchContacts(filter, c, call.signal), 5)
-      : await ctx.upstream.walkContacts(call.signal);
+      ? await ctx.upstream.walk((c) => ctx.upstream.searchContacts(filter, c, call.signal), 5, call)
+      : await ctx.upstream.walkContacts(call);
     const ranked = byEmail ? rankEmailMatches(contacts, args.query) : rankContacts(contacts, args.query);
     return searchResult(ranked, args.auto_accept_matches, args.query, 'contact', complete, contactSummary);
   },
@@ -336,7 +339,7 @@ const searchUsers = tool.define({
   }),
   hints: READ_ONLY,
   run: async (args, ctx, call) => {
-    const { items, complete } = await ctx.upstream.walkUsers(call.signal);
+    const { items, complete } = await ctx.upstream.walkUsers(call);
     return searchResult(
       rankUsers(items, args.query),
       args.auto_accept_matches,
@@ -374,7 +377,7 @@ const getTeamAndAssignment = tool.define({
     if (found.kind === 'confirm') return found.result;
     const team = await ctx.upstream.getTeam(found.item.id, 'value', call.signal);
     // Team members come as {id, email}; names make the result usable for AssignIssue by name.
-    const { items: users } = await ctx.upstream.walkUsers(call.signal);
+    const { items: users } = await ctx.upstream.walkUsers(call);
     const names = new Map(users.map((user) => [user.id, user.name]));
     const members = (team.users ?? []).map((member) => ({
       id: member.id,

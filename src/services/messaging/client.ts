@@ -66,6 +66,8 @@ export class MessagingClient {
   /** Regions found by `auto`, by account: this process's, or every replica's with shared state. */
   private readonly regions: FactCache;
   private resolving: Promise<string> | undefined;
+  /** The signal of the call whose lookup `resolving` is: the lookup is shared, and runs with its first caller's. */
+  private resolvingSignal: AbortSignal | undefined;
 
   constructor(private readonly options: MessagingClientOptions) {
     this.rateLimiter =
@@ -89,7 +91,16 @@ export class MessagingClient {
    */
   async client(signal?: AbortSignal): Promise<UpstreamClient> {
     this.credentials();
-    return this.clientFor(await this.baseUrl(signal));
+    for (;;) {
+      const lookupSignal = this.resolving ? this.resolvingSignal : signal;
+      try {
+        return this.clientFor(await this.baseUrl(signal));
+      } catch (error) {
+        // A cancelled call sends nothing more, its region lookup included; a call that waited on another call's
+        // lookup, and that other call was cancelled, is still wanted: it asks again.
+        if (signal?.aborted || lookupSignal === signal || !lookupSignal?.aborted) throw error;
+      }
+    }
   }
 
   /** The host the region lookup goes to: the override, or the US host (the endpoint answers on both). */
@@ -104,10 +115,13 @@ export class MessagingClient {
     if (region !== 'auto') return baseUrl ?? REGION_HOSTS[region];
     // One lookup per process (per deployment with a shared cache); a failed lookup is not cached, so the next
     // call tries again.
-    this.resolving ??= this.cachedRegion(signal).catch((error: unknown) => {
-      this.resolving = undefined;
-      throw error;
-    });
+    if (!this.resolving) {
+      this.resolvingSignal = signal;
+      this.resolving = this.cachedRegion(signal).catch((error: unknown) => {
+        this.resolving = undefined;
+        throw error;
+      });
+    }
     return this.resolving;
   }
 

@@ -9,6 +9,7 @@ import type { UpstreamResponse } from '../../runtime/http.js';
 import {
   type OutcomeCheck,
   type ServiceDefinition,
+  type ToolCall,
   type ToolDefinition,
   withOutcomeChecks,
 } from '../../runtime/tool.js';
@@ -35,7 +36,8 @@ const person = (description: string) => z.string().min(1).describe(description);
 const PERSON = 'id, email, or msg_<id>';
 const idType = z.enum(['id', 'email', 'msg_id']).default('id');
 
-const client = (ctx: MessagingContext) => ctx.track.client();
+// The call's signal reaches the region lookup too: a call cancelled while it runs sends nothing more.
+const client = (ctx: MessagingContext, call: ToolCall) => ctx.track.client(call.signal);
 
 /** 200 `{}` and 204 become an explicit success; a batch answered 207 lists what failed without failing. */
 function batchShape(response: UpstreamResponse, _args: unknown, requestBody: unknown): unknown {
