@@ -74,7 +74,7 @@ async function run(
 }
 
 const percent = (recordsPerSecond: number) =>
-  `${((100 * recordsPerSecond) / UPSTREAM_RECORDS_PER_SECOND).toFixed(0)}%`;
+  `${((100 * recordsPerSecond) / UPSTREAM_RECORDS_PER_SECOND).toFixed(1)}%`;
 const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 
 export async function benchReplicas() {
