@@ -3,16 +3,14 @@
 // 2025-11-25 (elicitation/create over stdio) and on 2026-07-28 (input_required over HTTP). Clients without the
 // elicitation capability, 2025 calls over stateless HTTP, and --no-confirm-destructive keep today's behaviour.
 
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { Client, type ElicitResult, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { buildToolSet, type ToolSetOptions } from '../../src/runtime/toolset.js';
 import { type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
 import { createIssueDeskRuntime } from '../../src/services/issuedesk/service.js';
 import { createStoreRuntime, storeConfigFromEnv } from '../../src/services/store/service.js';
-import { CLI, type Emulator, ROOT, startEmulator } from './harness.js';
+import { cliTransport, type Emulator, startEmulator } from './harness.js';
 import { type StoreEmulatorHandle, startStore } from './storeHarness.js';
 
 const MODERN = '2026-07-28';
@@ -71,24 +69,6 @@ async function connectWith(
   };
 }
 
-function cliTransport(args: string[], env: Record<string, string>): StdioClientTransport {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...CLI, ...args],
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      SWITCHBOARD_LOG_LEVEL: 'warn',
-      SWITCHBOARD_CREDENTIALS_FILE: join(tmpdir(), 'switchboard-e2e-no-saved-login.json'),
-      SWITCHBOARD_CLIENT_RATE_LIMITS: 'off',
-      ...env,
-    },
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  return transport;
-}
-
 async function httpTransport(
   runtime: Parameters<typeof buildToolSet>[0][number],
   options: ToolSetOptions = {},
@@ -118,7 +98,11 @@ describe('IssueDesk: an uncertain lookup asks which one', () => {
   let word: string;
   const env = () => ({ ISSUEDESK_BASE_URL: emulator.url, ISSUEDESK_API_TOKEN: emulator.token });
   const stdio = (era: Era, answer?: Answer) =>
-    connectWith(cliTransport(['serve', 'issuedesk'], env()), era, answer);
+    connectWith(
+      cliTransport(['serve', 'issuedesk'], { SWITCHBOARD_CLIENT_RATE_LIMITS: 'off', ...env() }),
+      era,
+      answer,
+    );
   const http = async (era: Era, answer?: Answer) => {
     const runtime = createIssueDeskRuntime({
       baseUrl: emulator.url,
@@ -213,7 +197,14 @@ describe('StoreApi: a destructive tool asks first', () => {
   /** A seeded record no other test has deleted. */
   const freshRecord = () => records[next++]!;
   const stdio = (era: Era, answer?: Answer, flags: string[] = []) =>
-    connectWith(cliTransport(['serve', 'store', ...flags], { ...upstream.env() }), era, answer);
+    connectWith(
+      cliTransport(['serve', 'store', ...flags], {
+        SWITCHBOARD_CLIENT_RATE_LIMITS: 'off',
+        ...upstream.env(),
+      }),
+      era,
+      answer,
+    );
   const http = async (era: Era, answer?: Answer, options: ToolSetOptions = {}, path = '') => {
     const runtime = createStoreRuntime(storeConfigFromEnv({ ...upstream.env() } as NodeJS.ProcessEnv));
     const { transport, server } = await httpTransport(runtime, options, path);

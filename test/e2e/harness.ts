@@ -73,11 +73,14 @@ export interface ServerEnv {
   SWITCHBOARD_TIMEOUT_MS?: string;
 }
 
-/** The CLI as a child process over stdio, the way an MCP client launches it. */
-export async function connectCli(
+/**
+ * The CLI as a child process over stdio, the way an MCP client launches it, for a client of a test's own making
+ * (capabilities, a pinned revision); `connectCli` connects the usual one.
+ */
+export function cliTransport(
   args: string[],
   env: Record<string, string | undefined> = {},
-): Promise<Connected> {
+): StdioClientTransport {
   const defined = Object.fromEntries(
     Object.entries(env).filter((entry): entry is [string, string] => entry[1] !== undefined),
   );
@@ -97,7 +100,15 @@ export async function connectCli(
   // Read, or a chatty server would block once the pipe fills; forwarded to this process's stderr, which the
   // test setup (test/setup/quietOutput.ts) shows only when the test fails.
   transport.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  return connectClient(transport);
+  return transport;
+}
+
+/** The CLI as a child process over stdio, the way an MCP client launches it. */
+export async function connectCli(
+  args: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<Connected> {
+  return connectClient(cliTransport(args, env));
 }
 
 /** `serve issuedesk` over stdio against the given upstream. */

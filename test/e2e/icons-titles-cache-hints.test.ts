@@ -4,8 +4,6 @@
 // server/discover (public, an hour); 2025-11-25 results have no cache fields. The icons are data: URIs whose
 // SVG is checked to be well formed, self-contained and distinct per service.
 
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import {
   Client,
   type Icon,
@@ -14,14 +12,14 @@ import {
   StreamableHTTPClientTransport,
   type Tool,
 } from '@modelcontextprotocol/client';
-import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
+import type { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ICON_SVGS } from '../../src/runtime/icons.js';
 import { LIST_CACHE_HINT } from '../../src/runtime/mcpServer.js';
 import { buildToolSet, titleAddsNothing } from '../../src/runtime/toolset.js';
 import { type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
 import { SERVICES } from '../../src/services/registry.js';
-import { CLI, ROOT } from './harness.js';
+import { cliTransport } from './harness.js';
 
 const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
 type Revision = (typeof REVISIONS)[number];
@@ -48,22 +46,6 @@ async function connect(
   await client.connect(transport);
   expect(client.getNegotiatedProtocolVersion()).toBe(revision);
   return client;
-}
-
-function stdioTransport(args: string[]): StdioClientTransport {
-  const transport = new StdioClientTransport({
-    command: process.execPath,
-    args: [...CLI, ...args],
-    cwd: ROOT,
-    env: {
-      PATH: process.env.PATH ?? '',
-      SWITCHBOARD_LOG_LEVEL: 'warn',
-      SWITCHBOARD_CREDENTIALS_FILE: join(tmpdir(), 'switchboard-e2e-no-saved-login.json'),
-    },
-    stderr: 'pipe',
-  });
-  transport.stderr?.on('data', (chunk: Buffer) => process.stderr.write(chunk));
-  return transport;
 }
 
 /** The SVG a data: URI icon holds, after checking the icon's declared type and size. */
@@ -195,7 +177,7 @@ describe.each(REVISIONS)('protocol revision %s', (revision) => {
 
   describe('over stdio', () => {
     it('serve all: serverInfo is Switchboard with its icon; every tool has its service icon', async () => {
-      const client = await connect(revision, stdioTransport(['serve', 'all']));
+      const client = await connect(revision, cliTransport(['serve', 'all']));
       try {
         expectIdentity(client.getServerVersion(), 'Switchboard', ICON_SVGS.Switchboard);
         const list = await client.listTools();
@@ -213,7 +195,7 @@ describe.each(REVISIONS)('protocol revision %s', (revision) => {
     });
 
     it('serve messaging: serverInfo is the MessagingTrackApi server with its icon', async () => {
-      const client = await connect(revision, stdioTransport(['serve', 'messaging']));
+      const client = await connect(revision, cliTransport(['serve', 'messaging']));
       try {
         expectIdentity(
           client.getServerVersion(),
