@@ -22,6 +22,7 @@ import { log } from '../log.js';
 import type { ClientRecord } from './authState.js';
 import { isLoopbackHost } from './config.js';
 import { MAX_URI_LENGTH, redirectUriProblem } from './redirectUris.js';
+import { cleanClientName, jsonObject, MAX_REDIRECT_URIS } from './registration.js';
 import { describable } from './responses.js';
 import type { AuthVault } from './vault.js';
 
@@ -33,7 +34,6 @@ export const MAX_CACHE_MS = 24 * 60 * 60_000;
 const DEFAULT_CACHE_MS = 60 * 60_000;
 /** Anyone can name a URL: the cache holds this many documents at most, the oldest leaving first. */
 const MAX_CACHED = 1000;
-const MAX_REDIRECT_URIS = 10;
 
 /** Why a metadata document was not used; `message` names the reason and the fix, for the client's developer. */
 export class ClientMetadataError extends Error {
@@ -261,28 +261,10 @@ function cacheMs(cacheControl: string | undefined): number {
   return Math.min(MAX_CACHE_MS, Math.max(MIN_CACHE_MS, wanted));
 }
 
-/** Controls and format characters (bidi overrides, zero-width) that make a name read as another, as registration. */
-function cleanName(raw: unknown): string | undefined {
-  if (typeof raw !== 'string') return undefined;
-  return (
-    raw
-      .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
-      .trim()
-      .slice(0, 200) || undefined
-  );
-}
-
 /** The document checked against `url`, as the client record the endpoints use. */
 function clientFromDocument(url: URL, body: string, now: number): ClientRecord {
-  let document: Record<string, unknown>;
-  try {
-    const parsed = JSON.parse(body) as unknown;
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-      throw new Error('not an object');
-    document = parsed as Record<string, unknown>;
-  } catch {
-    throw new ClientMetadataError('The metadata document is not a JSON object.');
-  }
+  const document = jsonObject(body);
+  if (!document) throw new ClientMetadataError('The metadata document is not a JSON object.');
   if (document.client_id !== url.href) {
     throw new ClientMetadataError(
       `The metadata document's client_id (${describable(String(document.client_id ?? '(none)'))}) must equal the URL it is served at (${url.href}).`,
@@ -322,7 +304,7 @@ function clientFromDocument(url: URL, body: string, now: number): ClientRecord {
   if (!Array.isArray(grantTypes) || !grantTypes.includes('authorization_code')) {
     throw new ClientMetadataError('The metadata document\'s grant_types must include "authorization_code".');
   }
-  const name = cleanName(document.client_name);
+  const name = cleanClientName(document.client_name);
   return {
     id: url.href,
     ...(name ? { name } : {}),

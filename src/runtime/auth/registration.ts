@@ -10,7 +10,34 @@ import { describable } from './responses.js';
 import type { AuthVault } from './vault.js';
 
 const MAX_REGISTRATION_BYTES = 16 * 1024;
-const MAX_REDIRECT_URIS = 10;
+/** The most redirect URIs one client may have, registered or in its metadata document (clientMetadata.ts). */
+export const MAX_REDIRECT_URIS = 10;
+
+/** A JSON text's object, or undefined when the text is not JSON or not an object. */
+export function jsonObject(text: string): Record<string, unknown> | undefined {
+  try {
+    const parsed = JSON.parse(text) as unknown;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
+      ? (parsed as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * A client's name as the consent page may show it: controls and format characters (bidi overrides, zero-width)
+ * that would make it read as another become spaces; at most 200 characters; undefined when nothing is left.
+ */
+export function cleanClientName(raw: unknown): string | undefined {
+  if (typeof raw !== 'string') return undefined;
+  return (
+    raw
+      .replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
+      .trim()
+      .slice(0, 200) || undefined
+  );
+}
 
 function refuse(error: string, description: string): Response {
   return Response.json(
@@ -32,15 +59,8 @@ export function registrationEndpoint(vault: AuthVault, scope: string) {
         `The registration is larger than ${MAX_REGISTRATION_BYTES} bytes.`,
       );
     }
-    let body: Record<string, unknown>;
-    try {
-      const parsed = JSON.parse(text) as unknown;
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
-        throw new Error('not an object');
-      body = parsed as Record<string, unknown>;
-    } catch {
-      return refuse('invalid_client_metadata', 'The registration must be a JSON object.');
-    }
+    const body = jsonObject(text);
+    if (!body) return refuse('invalid_client_metadata', 'The registration must be a JSON object.');
     const uris = body.redirect_uris;
     if (!Array.isArray(uris) || uris.length === 0 || uris.some((u) => typeof u !== 'string')) {
       return refuse('invalid_redirect_uri', 'redirect_uris must be a non-empty array of URLs.');
@@ -67,13 +87,7 @@ export function registrationEndpoint(vault: AuthVault, scope: string) {
     if (!Array.isArray(responseTypes) || responseTypes.some((r) => r !== 'code')) {
       return refuse('invalid_client_metadata', 'response_types may hold "code" only.');
     }
-    const rawName = typeof body.client_name === 'string' ? body.client_name : undefined;
-    const name =
-      rawName
-        // Controls, and format characters (bidi overrides, zero-width) that make a name read as another.
-        ?.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]/gu, ' ')
-        .trim()
-        .slice(0, 200) || undefined;
+    const name = cleanClientName(body.client_name);
     // Every client is public: PKCE is its proof. A requested secret-based method is replaced (RFC 7591 §2 lets
     // the server replace metadata values), and the answer says so.
     const metadata = {

@@ -28,6 +28,7 @@ import {
 } from '../rateLimiter.js';
 import type { SharedState } from './redis.js';
 import { REDIS_URL_VARIABLE } from './redisUrl.js';
+import { scriptCommands } from './scripts.js';
 
 /**
  * KEYS: the grants log, the reservations, the pause. ARGV: limit (0: none, only the pause applies), window and
@@ -141,7 +142,7 @@ return 1
 const GRANTED = 0;
 const REFUSED = 2;
 
-/** The scripts as commands on the connection (ioredis `defineCommand`: EVALSHA, and EVAL after a Redis restart). */
+/** The scripts' signatures as commands on the connection (scripts.ts). */
 interface RateCommands {
   switchboardRateTake(
     sent: string,
@@ -157,14 +158,10 @@ interface RateCommands {
 }
 
 function commandsOf(shared: SharedState): RateCommands {
-  const { redis } = shared;
-  // ioredis adds defined commands to the instance without types; this interface is their signature.
-  const commands = redis as unknown as Partial<RateCommands>;
-  if (typeof commands.switchboardRateTake !== 'function') {
-    redis.defineCommand('switchboardRateTake', { numberOfKeys: 3, lua: TAKE });
-    redis.defineCommand('switchboardRatePause', { numberOfKeys: 1, lua: PAUSE });
-  }
-  return commands as RateCommands;
+  return scriptCommands<RateCommands>(shared.redis, {
+    switchboardRateTake: { keys: 3, lua: TAKE },
+    switchboardRatePause: { keys: 1, lua: PAUSE },
+  });
 }
 
 export interface SharedRateBudgetOptions {

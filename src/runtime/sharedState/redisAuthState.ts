@@ -40,6 +40,7 @@ import {
 } from '../auth/authState.js';
 import { acquireRedisLock, LockTimeoutError, type RedisLockOptions } from './redisLock.js';
 import { REDIS_URL_VARIABLE } from './redisUrl.js';
+import { type Script, scriptCommands } from './scripts.js';
 
 export const DEFAULT_AUTH_PREFIX = 'switchboard:auth:';
 
@@ -159,7 +160,7 @@ redis.call('PEXPIRE', grantKey, ARGV[11])
 return {'ok', t[2], t[4], t[5]}
 `;
 
-/** The scripts as commands on the connection (ioredis `defineCommand`: EVALSHA, and EVAL after a Redis restart). */
+/** The scripts' signatures as commands on the connection (scripts.ts). */
 interface AuthCommands {
   switchboardAuthTakePending(key: string, stage: string, browserHash: string): Promise<string | null>;
   switchboardAuthReplaceUpstream(key: string, ...args: string[]): Promise<number>;
@@ -176,23 +177,18 @@ interface AuthCommands {
   switchboardAuthRotateRefresh(key: string, ...args: (string | number)[]): Promise<string[]>;
 }
 
-const SCRIPTS: [keyof AuthCommands, number, string][] = [
-  ['switchboardAuthTakePending', 1, TAKE_PENDING],
-  ['switchboardAuthReplaceUpstream', 1, REPLACE_UPSTREAM],
-  ['switchboardAuthEndGrant', 2, END_GRANT],
-  ['switchboardAuthDropAbandonedCodes', 1, DROP_ABANDONED_CODES],
-  ['switchboardAuthTakeCode', 1, TAKE_CODE],
-  ['switchboardAuthAccessToken', 1, ACCESS_TOKEN],
-  ['switchboardAuthRotateRefresh', 1, ROTATE_REFRESH],
-];
+const SCRIPTS: Record<keyof AuthCommands, Script> = {
+  switchboardAuthTakePending: { keys: 1, lua: TAKE_PENDING },
+  switchboardAuthReplaceUpstream: { keys: 1, lua: REPLACE_UPSTREAM },
+  switchboardAuthEndGrant: { keys: 2, lua: END_GRANT },
+  switchboardAuthDropAbandonedCodes: { keys: 1, lua: DROP_ABANDONED_CODES },
+  switchboardAuthTakeCode: { keys: 1, lua: TAKE_CODE },
+  switchboardAuthAccessToken: { keys: 1, lua: ACCESS_TOKEN },
+  switchboardAuthRotateRefresh: { keys: 1, lua: ROTATE_REFRESH },
+};
 
 function commandsOf(redis: Redis): AuthCommands {
-  // ioredis adds defined commands to the instance without types; this interface is their signature.
-  const commands = redis as unknown as Partial<AuthCommands>;
-  if (typeof commands.switchboardAuthRotateRefresh !== 'function') {
-    for (const [name, numberOfKeys, lua] of SCRIPTS) redis.defineCommand(name, { numberOfKeys, lua });
-  }
-  return commands as AuthCommands;
+  return scriptCommands<AuthCommands>(redis, SCRIPTS);
 }
 
 export interface RedisAuthStateOptions {

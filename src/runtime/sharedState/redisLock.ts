@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import type { Release } from '../auth/authState.js';
+import { scriptCommands } from './scripts.js';
 
 /** Deletes the lock only while it is still ours. */
 const RELEASE = `
@@ -30,13 +31,10 @@ interface LockCommands {
 }
 
 function commandsOf(redis: Redis): LockCommands {
-  // ioredis adds defined commands to the instance without types; this interface is their signature.
-  const commands = redis as unknown as Partial<LockCommands>;
-  if (typeof commands.switchboardLockRelease !== 'function') {
-    redis.defineCommand('switchboardLockRelease', { numberOfKeys: 1, lua: RELEASE });
-    redis.defineCommand('switchboardLockExtend', { numberOfKeys: 1, lua: EXTEND });
-  }
-  return commands as LockCommands;
+  return scriptCommands<LockCommands>(redis, {
+    switchboardLockRelease: { keys: 1, lua: RELEASE },
+    switchboardLockExtend: { keys: 1, lua: EXTEND },
+  });
 }
 
 export interface RedisLockOptions {
