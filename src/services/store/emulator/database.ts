@@ -82,9 +82,11 @@ CREATE TABLE IF NOT EXISTS files (
   id TEXT PRIMARY KEY, filename TEXT NOT NULL, type TEXT NOT NULL, size INTEGER NOT NULL, bytes BLOB NOT NULL,
   created_time TEXT NOT NULL
 );
+CREATE TABLE IF NOT EXISTS former_users (id TEXT PRIMARY KEY, email TEXT NOT NULL, name TEXT NOT NULL);
 `;
 
 const TABLES_CHILD_FIRST = [
+  'former_users',
   'files',
   'comments',
   'records',
@@ -218,6 +220,10 @@ export class StoreDatabase {
       moveBase: prepare('UPDATE bases SET workspace_id = ? WHERE id = ?'),
       updateUser: prepare('UPDATE users SET email = ?, name = ? WHERE id = ?'),
       deleteUser: prepare('DELETE FROM users WHERE id = ?'),
+      rememberUser: prepare(
+        'INSERT OR REPLACE INTO former_users (id, email, name) SELECT id, email, name FROM users WHERE id = ?',
+      ),
+      formerUser: prepare('SELECT id, email, name FROM former_users WHERE id = ?'),
       deleteUserPermissions: prepare('DELETE FROM base_permissions WHERE user_id = ?'),
       deleteWorkspace: prepare('DELETE FROM workspaces WHERE id = ?'),
       deletePermission: prepare('DELETE FROM base_permissions WHERE base_id = ? AND user_id = ?'),
@@ -525,11 +531,21 @@ export class StoreDatabase {
     this.#schema = undefined;
   }
 
-  /** Removes a user and every direct base grant they held. */
+  /**
+   * Removes a user and every direct base grant they held. Their email and name are kept aside (formerUser):
+   * the audit log and eDiscovery exports still name who acted, as the upstream's `user` objects always do.
+   */
   deleteUser(userId: string): void {
+    this.#s.rememberUser.run(userId);
     this.#s.deleteUserPermissions.run(userId);
     this.#s.deleteUser.run(userId);
     this.#schema = undefined;
+  }
+
+  /** A user since deleted, as they were when deleted; undefined for a current or never-known id. */
+  formerUser(userId: string): UserRow | undefined {
+    const row = this.#s.formerUser.get(userId) as { id: string; email: string; name: string } | undefined;
+    return row ? { id: row.id, email: row.email, name: row.name } : undefined;
   }
 
   insertWorkspace(workspace: WorkspaceRow): void {

@@ -1575,6 +1575,7 @@ describe('base collaborators', () => {
     expect(keys(dashboard)).toEqual(
       expect.arrayContaining([
         'createdTime',
+        'firstPublishTime',
         'groupCollaborators',
         'id',
         'individualCollaborators',
@@ -1609,6 +1610,11 @@ describe('base collaborators', () => {
       ]),
     );
     expect(reply.body).toMatchObject({ id: S.dashboard, baseId: S.roadmap });
+    // get-interface: both collaborator sections are objects of three lists; invite links one list.
+    const lists = ['baseCollaborators', 'interfaceCollaborators', 'workspaceCollaborators'];
+    expect(keys(reply.body.individualCollaborators)).toEqual(lists);
+    expect(keys(reply.body.groupCollaborators)).toEqual(lists);
+    expect(Array.isArray(reply.body.inviteLinks)).toBe(true);
   });
 
   it('interface collaborators: one per request, levels read|comment|edit', async () => {
@@ -1626,12 +1632,14 @@ describe('base collaborators', () => {
     expect(create.status).toBeGreaterThanOrEqual(400);
     const interfaceInfo = async () =>
       (await get(`/v0/meta/bases/${S.roadmap}/interfaces/${S.dashboard}?include[]=collaborators`)).body;
-    expect((await interfaceInfo()).individualCollaborators.map((c: Loose) => c.userId)).toEqual([S.alan]);
+    const interfaceOnly = async () =>
+      (await interfaceInfo()).individualCollaborators.interfaceCollaborators.map((c: Loose) => c.userId);
+    expect(await interfaceOnly()).toEqual([S.alan]);
     const one = await send('POST', path, {
       collaborators: [{ user: { id: S.margaret }, permissionLevel: 'comment' }],
     });
     expect(one.status).toBe(200);
-    expect((await interfaceInfo()).individualCollaborators.map((c: Loose) => c.userId)).toContain(S.margaret);
+    expect(await interfaceOnly()).toContain(S.margaret);
   });
 });
 
@@ -1639,7 +1647,8 @@ describe('block installations', () => {
   it('PATCH takes {state: "enabled" | "disabled"}', async () => {
     const path = `/v0/meta/bases/${S.roadmap}/blockInstallations/${S.chart}`;
     expect((await send('PATCH', path, { state: 'disabled' })).status).toBe(200);
-    const listed = (await get(`/v0/meta/bases/${S.roadmap}/blockInstallations`)).body.blockInstallations;
+    // list-block-installations answers a bare array.
+    const listed = (await get(`/v0/meta/bases/${S.roadmap}/blockInstallations`)).body;
     expect(listed.find((b: Loose) => b.id === S.chart).state).toBe('disabled');
     expect((await send('PATCH', path, { state: 'paused' })).status).toBe(422);
   });

@@ -12,6 +12,7 @@ import { AUDIT_RETENTION_MS } from '../../../../src/services/store/emulator/admi
 import { CHANGE_EVENT_RETENTION_MS } from '../../../../src/services/store/emulator/admin/changeEvents.js';
 import {
   AUDIT_EVENTS_PER_FILE,
+  AUDIT_LOG_LINK_TTL_MS,
   EXPORT_LINK_TTL_MS,
   TASK_DONE_AFTER_MS,
   TASK_PROCESSING_AFTER_MS,
@@ -447,7 +448,10 @@ describe('audit log requests', () => {
       createdTime: NOW,
       createdByUserId: S.owner,
       timePeriod: '2025-05',
-      data: { logFileUrls: [`http://localhost/_emulator/downloads/${task.id}-1.json`] },
+      data: {
+        expirationTime: iso(now + TASK_DONE_AFTER_MS + AUDIT_LOG_LINK_TTL_MS),
+        logFileUrls: [`http://localhost/_emulator/downloads/${task.id}-1.json`],
+      },
     });
 
     // The file: May's events (20 and 40 days before NOW), oldest first, served without a token.
@@ -460,6 +464,12 @@ describe('audit log requests', () => {
       ['deleteBlockInstallation', iso(now - 20 * DAY)],
     ]);
     expect(file.body.events[0]).toMatchObject({ payloadVersion: '1.0', actor: { type: 'user' } });
+
+    // The links expire at data.expirationTime (the upstream: "expire after 7 days"); the request stays done.
+    emulator.clock.set(done.data.expirationTime);
+    const expired = await call(emulator, 'GET', new URL(done.data.logFileUrls[0]).pathname, { token: null });
+    expect(expired.status).toBe(410);
+    expect((await read()).state).toBe('done');
 
     // The request itself was audited.
     const audited = await okBody(get(ent(S.root, '/auditLogEvents?eventType=createAuditLogRequest')));
@@ -520,10 +530,12 @@ describe('audit log requests', () => {
         ),
       );
     const [o, f, t, p] = await states();
-    expect(o).toMatchObject({ state: 'error', error: { type: 'INVALID_TIME_PERIOD' } });
-    expect(o.error.message).toContain('retention');
+    // The upstream's error state carries `errorMessage`, a string, and no `error`.
+    expect(o).toMatchObject({ state: 'error', errorMessage: expect.stringContaining('retention') });
+    expect(o.error).toBeUndefined();
     expect(o.data).toBeUndefined();
-    expect(f).toMatchObject({ state: 'error', error: { type: 'INVALID_TIME_PERIOD' } });
+    expect(f).toMatchObject({ state: 'error', errorMessage: expect.stringContaining('had not started') });
+    expect(f.error).toBeUndefined();
     expect(t.state).toBe('error');
     expect(p.state).toBe('processing');
     emulator.clock.advance(TASK_DONE_AFTER_MS);
@@ -753,7 +765,8 @@ describe('eDiscovery exports', () => {
     expect((await call(emulator, 'DELETE', `/v0/meta/bases/${S.calendar}`)).status).toBe(200);
     const failed = await read(doomed.id);
     expect(failed.state).toBe('error');
-    expect(failed.error).toEqual({ type: 'BASE_NOT_FOUND', message: expect.stringContaining(S.crm) });
+    // The upstream's `error` is the message, a string.
+    expect(failed.error).toEqual(expect.stringContaining(S.crm));
     expect(failed.data).toBeUndefined();
     const kept = await read(finished.id);
     expect(kept.state).toBe('done');
@@ -803,6 +816,24 @@ describe('eDiscovery exports', () => {
     expect(europeList).toEqual([europe.id]);
     expectRefused(await get(ent(S.europe, `/exports/${rootExport.id}`), EMILIE), 404, 'NOT_FOUND');
     expectRefused(await get(ent(S.root, '/exports/ettNoSuchExport01')), 404, 'NOT_FOUND');
+  });
+
+  it('an export and the audit events of a user since deleted still name them with email and name', async () => {
+    // The upstream's export `user` and audit `actor.user` carry an email (and a name); deleting the user does
+    // not turn them into a bare id.
+    emulator.store.moveBase(S.crm, S.europeWorkspace);
+    const started = await okBody(create({ baseId: S.crm }, EMILIE, S.europe));
+    const emilie = emulator.store.schema().userById.get(S.emilie)!;
+    const named = { id: S.emilie, email: emilie.email, name: emilie.name };
+    expect(started.user).toEqual(named);
+    expect((await call(emulator, 'DELETE', ent(S.root, `/users/${S.emilie}`))).status).toBe(200);
+    expect(emulator.store.schema().userById.has(S.emilie)).toBe(false);
+    expect((await read(started.id)).user).toEqual(named);
+    const listed = (await okBody(get(ent(S.root, '/exports')))).exports;
+    expect(listed.find((e: Loose) => e.id === started.id).user).toEqual(named);
+    const events = (await okBody(get(ent(S.root, `/auditLogEvents?originatingUserId=${S.emilie}`)))).events;
+    expect(events.length).toBeGreaterThan(0);
+    for (const event of events) expect(event.actor).toEqual({ type: 'user', user: named });
   });
 
   it('lists by state with pageSize and numeric offset', async () => {

@@ -435,6 +435,27 @@ describe('GET users', () => {
     ]);
   });
 
+  it('names a granter for a base grant made outside the administration plane (a string, never null)', async () => {
+    // A data-plane grant without the administration plane's bookkeeping: the workspace's owner stands in.
+    emulator.store.setPermission(ids.roadmap, ids.alan, 'comment');
+    const workspaceId = emulator.store.schema().baseById.get(ids.roadmap)!.workspaceId;
+    const reply = await call(
+      emulator,
+      'GET',
+      `${ent(ids.root, '/users')}?id[]=${ids.alan}&include[]=collaborations`,
+    );
+    expect(reply.status).toBe(200);
+    const { baseCollaborations } = reply.body.users[0].collaborations;
+    expect(baseCollaborations).toContainEqual(
+      expect.objectContaining({
+        baseId: ids.roadmap,
+        permissionLevel: 'comment',
+        grantedByUserId: emulator.admin.state.ownersOf(workspaceId)[0],
+      }),
+    );
+    for (const c of baseCollaborations) expect(typeof c.grantedByUserId).toBe('string');
+  });
+
   it('shows aggregated and per-descendant details for a descendant user seen from the root', async () => {
     const reply = await call(
       emulator,
@@ -499,8 +520,11 @@ describe('PATCH users/{userId}', () => {
         state: 'deactivated',
       },
     });
+    // The upstream documents "an empty response on success"; the change shows on GET users/{userId}.
     expect(reply.status).toBe(200);
-    expect(reply.body).toMatchObject({ id: ids.ada, name: 'Augusta Ada King', state: 'deactivated' });
+    expect(reply.body).toEqual({});
+    const after = await call(emulator, 'GET', ent(ids.root, `/users/${ids.ada}`));
+    expect(after.body).toMatchObject({ id: ids.ada, name: 'Augusta Ada King', state: 'deactivated' });
     expect(emulator.store.schema().userById.get(ids.ada)).toMatchObject({
       name: 'Augusta Ada King',
       email: 'ada.king@sandbox.example.com',
@@ -972,6 +996,17 @@ describe('GET /v0/meta/groups/{groupId}', () => {
     const plain = await call(emulator, 'GET', `/v0/meta/groups/${ids.support}`);
     expect(plain.status).toBe(200);
     expect(plain.body).not.toHaveProperty('collaborations');
+  });
+
+  it("leaves out a member whose user is gone: a member's email is a string, never null", async () => {
+    // The API takes a deleted user out of every group; a membership left dangling (the user row removed
+    // straight from the store) must not surface as email null.
+    emulator.store.deleteUser(ids.ada);
+    const reply = await call(emulator, 'GET', `/v0/meta/groups/${ids.engineering}`);
+    expect(reply.status).toBe(200);
+    expect(reply.body.members.map((m: { userId: string }) => m.userId)).not.toContain(ids.ada);
+    expect(reply.body.members.length).toBeGreaterThan(0);
+    for (const m of reply.body.members) expect(typeof m.email).toBe('string');
   });
 
   it('shows a group to its members, not to other users, and checks the scope and include', async () => {

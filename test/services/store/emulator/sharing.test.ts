@@ -155,7 +155,18 @@ describe('GET /v0/meta/bases/{baseId}: collaborators, invite links, interfaces',
     const dashboard = interfaceId('Roadmap Dashboard');
     expect(Object.keys(res.body.interfaces)).toEqual([dashboard]);
     const entry = res.body.interfaces[dashboard];
-    expect(entry).toMatchObject({ id: dashboard, name: 'Roadmap Dashboard' });
+    // get-base-collaborators: each interface has firstPublishTime, a time or null (never published).
+    expect(entry).toMatchObject({
+      id: dashboard,
+      name: 'Roadmap Dashboard',
+      firstPublishTime: expect.stringMatching(/^\d{4}-\d\d-\d\dT/),
+    });
+    const crmInterfaces = (await call(emulator, 'GET', `/v0/meta/bases/${crm}?include[]=interfaces`)).body
+      .interfaces;
+    expect(crmInterfaces[interfaceId('Pipeline Review')]).toMatchObject({
+      name: 'Pipeline Review',
+      firstPublishTime: null,
+    });
     expect(entry.individualCollaborators).toEqual([
       expect.objectContaining({ userId: alan, permissionLevel: 'read' }),
     ]);
@@ -220,14 +231,16 @@ describe('block installations', () => {
       .list('blockInstallation')
       .find((b) => b.name === name)!;
 
-  it('lists the base’s installations, not deleted ones', async () => {
+  it('lists the base’s installations as a bare array, not deleted ones', async () => {
     const res = await call(emulator, 'GET', path(roadmap));
     expect(res.status).toBe(200);
-    expect(res.body.blockInstallations.map((b: Loose) => [b.name, b.state])).toEqual([
+    // list-block-installations answers an array of installations, not an object holding one.
+    expect(Array.isArray(res.body)).toBe(true);
+    expect(res.body.map((b: Loose) => [b.name, b.state])).toEqual([
       ['Chart', 'enabled'],
       ['Page designer', 'disabled'],
     ]);
-    expect(res.body.blockInstallations[0]).toEqual({
+    expect(res.body[0]).toEqual({
       id: installation('Chart').id,
       name: 'Chart',
       state: 'enabled',
@@ -236,16 +249,17 @@ describe('block installations', () => {
       blockId: 'blkChart000000001',
     });
     // The CRM's only installation is deleted.
-    expect((await call(emulator, 'GET', path(crm))).body).toEqual({ blockInstallations: [] });
+    expect((await call(emulator, 'GET', path(crm))).body).toEqual([]);
     expect((await call(emulator, 'GET', path(roadmap), { token: GRACE })).status).toBe(200);
     expectError(await call(emulator, 'GET', path(roadmap), { token: NO_SHARING }), 403, MODEL_NOT_FOUND);
   });
 
-  it('turns an installation off and on (PATCH), recording an audit event', async () => {
+  it('turns an installation off and on (PATCH, an empty answer), recording an audit event', async () => {
     const chart = installation('Chart');
     const res = await call(emulator, 'PATCH', path(roadmap, chart.id), { body: { state: 'disabled' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: chart.id, name: 'Chart', state: 'disabled' });
+    // manage-block-installation: "This endpoint returns an empty response on success."
+    expect(res.body).toEqual({});
     expect(state().get('blockInstallation', chart.id)!.state).toBe('disabled');
     expect(lastAudit()).toMatchObject({ action: 'updateBlockInstallation', model_id: chart.id });
     await call(emulator, 'PATCH', path(roadmap, chart.id), { body: { state: 'enabled' } });
@@ -300,9 +314,9 @@ describe('block installations', () => {
     const chart = installation('Chart');
     const res = await call(emulator, 'DELETE', path(roadmap, chart.id));
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ id: chart.id, deleted: true });
+    expect(res.body).toEqual({});
     expect(state().get('blockInstallation', chart.id)!.deletedTime).toBe(NOW);
-    const list = (await call(emulator, 'GET', path(roadmap))).body.blockInstallations;
+    const list = (await call(emulator, 'GET', path(roadmap))).body;
     expect(list.map((b: Loose) => b.name)).toEqual(['Page designer']);
     expectError(await call(emulator, 'DELETE', path(roadmap, chart.id)), 404, 'NOT_FOUND');
     expectError(
@@ -630,7 +644,14 @@ describe('interfaces', () => {
       'GET',
       `${base(dashboard)}?include[]=collaborators&include[]=inviteLinks`,
     );
-    expect(full.body.individualCollaborators).toEqual([
+    // get-interface groups collaborators by where their access comes from: the base, the interface alone, the
+    // workspace.
+    expect(Object.keys(full.body.individualCollaborators)).toEqual([
+      'baseCollaborators',
+      'interfaceCollaborators',
+      'workspaceCollaborators',
+    ]);
+    expect(full.body.individualCollaborators.interfaceCollaborators).toEqual([
       {
         userId: alan,
         email: 'alan@sandbox.example.com',
@@ -639,9 +660,22 @@ describe('interfaces', () => {
         grantedByUserId: owner,
       },
     ]);
-    expect(full.body.groupCollaborators).toEqual([
-      expect.objectContaining({ groupId: groupId('Support'), name: 'Support', permissionLevel: 'comment' }),
-    ]);
+    // The same base and workspace lists as GET /v0/meta/bases/{baseId}?include[]=collaborators.
+    const ofBase = (await call(emulator, 'GET', `/v0/meta/bases/${roadmap}?include[]=collaborators`)).body;
+    expect(full.body.individualCollaborators.baseCollaborators).toEqual(
+      ofBase.individualCollaborators.baseCollaborators,
+    );
+    expect(full.body.individualCollaborators.workspaceCollaborators).toEqual(
+      ofBase.individualCollaborators.workspaceCollaborators,
+    );
+    expect(full.body.individualCollaborators.baseCollaborators.map((u: Loose) => u.userId)).toContain(owner);
+    expect(full.body.groupCollaborators).toEqual({
+      baseCollaborators: ofBase.groupCollaborators.baseCollaborators,
+      interfaceCollaborators: [
+        expect.objectContaining({ groupId: groupId('Support'), name: 'Support', permissionLevel: 'comment' }),
+      ],
+      workspaceCollaborators: ofBase.groupCollaborators.workspaceCollaborators,
+    });
     expect(full.body.inviteLinks).toEqual([
       expect.objectContaining({
         invitedEmail: 'stakeholder@example.org',
@@ -915,11 +949,12 @@ describe('shares', () => {
     expect((await call(emulator, 'GET', path(roadmap), { token: MARGARET })).status).toBe(200);
   });
 
-  it('turns a share off and on (PATCH), answering the share', async () => {
+  it('turns a share off and on (PATCH), answering an empty body', async () => {
     const share = shares(roadmap)[0]!;
     const res = await call(emulator, 'PATCH', path(roadmap, share.id), { body: { state: 'disabled' } });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ shareId: share.id, state: 'disabled', type: 'base' });
+    // manage-share: "This endpoint returns an empty response on success."
+    expect(res.body).toEqual({});
     expect(state().get('share', share.id)!.state).toBe('disabled');
     expect(lastAudit()).toMatchObject({ action: 'updateShare', model_id: share.id });
     await call(emulator, 'PATCH', path(roadmap, share.id), { body: { state: 'enabled' } });

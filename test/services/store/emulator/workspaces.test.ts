@@ -346,6 +346,35 @@ describe('GET /v0/meta/workspaces/{workspaceId}', () => {
     expect(linksOnly.body.groupCollaborators).toBeUndefined();
   });
 
+  it('leaves out collaborators whose user or group is gone, never answering null for them', async () => {
+    // The upstream "does not include deleted collaborators". The API cleans grants up when it deletes a user or
+    // a group; grants left dangling (here written straight into the state) must not surface as null names.
+    const grant = { ...admin(sandbox).users[people.owner]!, permissionLevel: 'edit' as const };
+    emulator.admin.state.update('workspace', sandbox, (w) => {
+      w.users.usrGoneGoneGone00 = grant;
+      w.groups.ugpGoneGoneGone00 = grant;
+    });
+    emulator.admin.state.update('base', base.roadmap, (b) => {
+      b.groups.ugpGoneGoneGone00 = { ...grant, permissionLevel: 'read' };
+    });
+    const reply = await call(emulator, 'GET', `${WS}/${sandbox}?include[]=collaborators`);
+    expect(reply.status).toBe(200);
+    const { individualCollaborators, groupCollaborators } = reply.body;
+    expect(individualCollaborators.workspaceCollaborators.map((c: Loose) => c.userId)).toEqual([
+      people.owner,
+    ]);
+    expect(groupCollaborators.workspaceCollaborators).toEqual([]);
+    expect(groupCollaborators.baseCollaborators.map((c: Loose) => c.groupId)).not.toContain(
+      'ugpGoneGoneGone00',
+    );
+    for (const c of [
+      ...individualCollaborators.workspaceCollaborators,
+      ...individualCollaborators.baseCollaborators,
+    ])
+      expect(typeof c.email).toBe('string');
+    for (const c of groupCollaborators.baseCollaborators) expect(typeof c.name).toBe('string');
+  });
+
   it('shows an invite link in one shape, keys in one order, whichever route lists it', async () => {
     const fromWorkspace = await call(emulator, 'GET', `${WS}/${sandbox}?include[]=inviteLinks`);
     const fromBase = await call(emulator, 'GET', `/v0/meta/bases/${base.roadmap}?include[]=inviteLinks`);

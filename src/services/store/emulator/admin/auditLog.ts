@@ -466,9 +466,13 @@ export class AuditLogReader {
   }
 }
 
-/** `{type:"user", user:{id,email,name}}`, only the id for a user since deleted, `{type:"anonymous"}` for none. */
+/**
+ * `{type:"user", user:{id,email,name}}` (a user since deleted as they were when deleted: the upstream's actor
+ * and export `user` carry an email), `{type:"anonymous"}` for none. Only an id this store never knew is
+ * answered with the id alone.
+ */
 export function actorJson(store: StoreDatabase, userId: string | null | undefined): Record<string, unknown> {
   if (!userId) return { type: 'anonymous' };
-  const user = store.schema().userById.get(userId);
+  const user = store.schema().userById.get(userId) ?? store.formerUser(userId);
   return { type: 'user', user: user ? { id: user.id, email: user.email, name: user.name } : { id: userId } };
 }

@@ -107,6 +107,8 @@ export interface InterfaceDoc {
   baseId: string;
   name: string;
   createdTime: string;
+  /** When the interface was first published; null while it never was (the upstream's firstPublishTime). */
+  firstPublishTime: string | null;
   users: Record<string, Grant<InterfaceLevel>>;
   groups: Record<string, Grant<InterfaceLevel>>;
   invites: InviteDoc[];

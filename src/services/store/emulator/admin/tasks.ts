@@ -25,6 +25,8 @@ export const TASK_PROCESSING_AFTER_MS = 5_000;
 export const TASK_DONE_AFTER_MS = 30_000;
 /** An export's download links work this long after it finished; the upstream does not publish its figure. */
 export const EXPORT_LINK_TTL_MS = 7 * DAY_MS;
+/** An audit log request's file links work this long after it finished (the upstream's "expire after 7 days"). */
+export const AUDIT_LOG_LINK_TTL_MS = 7 * DAY_MS;
 /** Events per audit log file (logFileUrls lists as many files as the period needs, at least one). */
 export const AUDIT_EVENTS_PER_FILE = 1000;
 export const TASK_PAGE_SIZE_DEFAULT = 10;
@@ -35,6 +37,10 @@ export const DOWNLOADS_PREFIX = '/_emulator/downloads';
 export const TASK_STATES = ['pending', 'processing', 'done', 'error'] as const;
 export type TaskState = (typeof TASK_STATES)[number];
 
+/**
+ * Why a task failed. Only the message reaches the answer (the upstream's audit log `errorMessage` and export
+ * `error` are strings); the type is kept for the emulator's own bookkeeping.
+ */
 export interface TaskError {
   type: string;
   message: string;
@@ -203,6 +209,11 @@ export class ComplianceTasks {
     };
   }
 
+  /** When a finished request's file links stop working. */
+  auditLogExpiration(doc: AuditLogTaskDoc): number {
+    return Date.parse(doc.createdTime) + TASK_DONE_AFTER_MS + AUDIT_LOG_LINK_TTL_MS;
+  }
+
   #auditFileCount(doc: AuditLogTaskDoc): number {
     const filter = this.#auditFilter(doc);
     const count = filter ? this.deps.log.count(filter) : 0;
@@ -222,6 +233,7 @@ export class ComplianceTasks {
       ...(status.state === 'done'
         ? {
             data: {
+              expirationTime: new Date(this.auditLogExpiration(doc)).toISOString(),
               logFileUrls: Array.from(
                 { length: files },
                 (_, i) => `${origin}${DOWNLOADS_PREFIX}/${doc.id}-${i + 1}.json`,
@@ -229,7 +241,8 @@ export class ComplianceTasks {
             },
           }
         : {}),
-      ...(status.error ? { error: status.error } : {}),
+      // The upstream's error state carries the message as `errorMessage`, a string.
+      ...(status.error ? { errorMessage: status.error.message } : {}),
     };
   }
 
@@ -366,7 +379,8 @@ export class ComplianceTasks {
             },
           }
         : {}),
-      ...(status.error ? { error: status.error } : {}),
+      // The upstream's `error` is the message alone, a string.
+      ...(status.error ? { error: status.error.message } : {}),
     };
   }
 
@@ -374,7 +388,7 @@ export class ComplianceTasks {
 
   /**
    * A finished task's file by its name under DOWNLOADS_PREFIX: `<exportId>.json`, `<exportId>.csv.zip`,
-   * `<auditLogTaskId>-<n>.json`. 404 for anything unknown or unfinished, 410 once an export's links expired.
+   * `<auditLogTaskId>-<n>.json`. 404 for anything unknown or unfinished, 410 once the task's links expired.
    */
   download(
     file: string,
@@ -409,6 +423,7 @@ export class ComplianceTasks {
       const part = Number(partText);
       const parts = this.#auditFileCount(doc);
       if (!Number.isSafeInteger(part) || part < 1 || part > parts) return { ok: false, status: 404 };
+      if (this.#now() >= this.auditLogExpiration(doc)) return { ok: false, status: 410 };
       const rows = this.deps.log.slice(filter, (part - 1) * AUDIT_EVENTS_PER_FILE, AUDIT_EVENTS_PER_FILE);
       const body = {
         auditLogTaskId: doc.id,

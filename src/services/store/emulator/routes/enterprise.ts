@@ -145,7 +145,7 @@ interface Collaborations {
   baseCollaborations: {
     baseId: string;
     createdTime: string;
-    grantedByUserId: string | null;
+    grantedByUserId: string;
     permissionLevel: string;
   }[];
   interfaceCollaborations: {
@@ -188,9 +188,10 @@ function userCollaborations(
     const kept = state.get('base', base.id)?.userGrants[userId];
     result.baseCollaborations.push({
       baseId: base.id,
-      // A grant made outside the administration plane has no bookkeeping: dated with its base, granter unknown.
+      // A grant made outside the administration plane has no bookkeeping: dated with its base, and granted (the
+      // upstream always names a user, a string) by the workspace's owner, as GetWorkspaceCollaborators answers.
       createdTime: kept?.createdTime ?? base.createdTime,
-      grantedByUserId: kept?.grantedByUserId ?? null,
+      grantedByUserId: kept?.grantedByUserId ?? state.ownersOf(base.workspaceId)[0] ?? userId,
       permissionLevel: level,
     });
   }
@@ -287,18 +288,23 @@ function groupInfo(deps: AdminRouteDeps, group: UserGroupDoc, withCollaborations
     createdTime: group.createdTime,
     updatedTime: group.updatedTime,
     mappedUserLicenseType: group.mappedUserLicenseType,
-    members: group.members.map((m) => {
+    // A member whose user is gone is left out: the upstream's member `email` is a string, never null.
+    members: group.members.flatMap((m) => {
+      const user = snapshot.userById.get(m.userId);
+      if (!user) return [];
       const profile = deps.state.profile(m.userId);
       const names = profile
         ? { firstName: profile.firstName, lastName: profile.lastName }
-        : splitName(snapshot.userById.get(m.userId)?.name ?? '');
-      return {
-        userId: m.userId,
-        email: snapshot.userById.get(m.userId)?.email ?? null,
-        ...names,
-        role: m.role,
-        createdTime: m.createdTime,
-      };
+        : splitName(user.name);
+      return [
+        {
+          userId: m.userId,
+          email: user.email,
+          ...names,
+          role: m.role,
+          createdTime: m.createdTime,
+        },
+      ];
     }),
     ...(withCollaborations ? { collaborations: groupCollaborations(deps, group.id) } : {}),
   };
@@ -638,9 +644,8 @@ export function enterpriseArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     if (!found) return respond(c, userNotFound(param(c, 'userId'), account.id));
     const refused = state.transaction(() => changeUser(found, body.value, account));
     if (refused !== undefined) return respond(c, invalid(refused));
-    const after = userInScope(deps, account, found.user.id);
-    // The upstream answers with no details; the updated user is more useful and costs nothing.
-    return after ? c.json(userInfo(deps, after.user, after.profile, account, new Set())) : c.json({});
+    // The upstream documents "an empty response on success"; the change is read back with GET users/{userId}.
+    return c.json({});
   }
 
   async function manageUserBatched(c: Ctx) {

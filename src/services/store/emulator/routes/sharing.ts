@@ -197,6 +197,25 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   const knownGroups = <L>(grants: Record<string, Grant<L>>) =>
     Object.entries(grants).filter(([groupId]) => state.get('group', groupId) !== undefined);
 
+  /** The base's own and its workspace's collaborators, groups and individuals, as both routes list them. */
+  const baseAndWorkspaceCollaborators = (base: BaseRow) => {
+    const workspace = state.workspaceAdmin(base.workspaceId);
+    return {
+      groups: {
+        baseCollaborators: knownGroups(baseAdminOf(base.id).groups).map(([id, g]) =>
+          groupCollaborator(id, g),
+        ),
+        workspaceCollaborators: knownGroups(workspace?.groups ?? {}).map(([id, g]) =>
+          groupCollaborator(id, g),
+        ),
+      },
+      individuals: {
+        baseCollaborators: individualGrants(base).map(([id, g]) => userCollaborator(id, g)),
+        workspaceCollaborators: knownUsers(workspace?.users ?? {}).map(([id, g]) => userCollaborator(id, g)),
+      },
+    };
+  };
+
   const interfaceSections = (doc: InterfaceDoc) => ({
     groupCollaborators: knownGroups(doc.groups).map(([id, g]) => groupCollaborator(id, g)),
     individualCollaborators: Object.entries(doc.users)
@@ -251,16 +270,9 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
       workspaceId: base.workspaceId,
     };
     if (include.value.has('collaborators')) {
-      body.groupCollaborators = {
-        baseCollaborators: knownGroups(doc.groups).map(([id, g]) => groupCollaborator(id, g)),
-        workspaceCollaborators: knownGroups(workspace?.groups ?? {}).map(([id, g]) =>
-          groupCollaborator(id, g),
-        ),
-      };
-      body.individualCollaborators = {
-        baseCollaborators: individualGrants(base).map(([id, g]) => userCollaborator(id, g)),
-        workspaceCollaborators: knownUsers(workspace?.users ?? {}).map(([id, g]) => userCollaborator(id, g)),
-      };
+      const { groups, individuals } = baseAndWorkspaceCollaborators(base);
+      body.groupCollaborators = groups;
+      body.individualCollaborators = individuals;
     }
     if (include.value.has('inviteLinks')) {
       body.inviteLinks = {
@@ -275,7 +287,15 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
           .filter((i) => i.baseId === base.id)
           .map((i) => [
             i.id,
-            { id: i.id, name: i.name, createdTime: i.createdTime, ...interfaceSections(i) },
+            {
+              id: i.id,
+              name: i.name,
+              createdTime: i.createdTime,
+              // get-base-collaborators: `firstPublishTime: string | null`, always sent. `?? null`: state saved
+              // before the emulator kept it.
+              firstPublishTime: i.firstPublishTime ?? null,
+              ...interfaceSections(i),
+            },
           ]),
       );
     }
@@ -458,7 +478,8 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     const installations = state
       .list('blockInstallation')
       .filter((b) => b.baseId === t.value.base.id && b.deletedTime === null);
-    return c.json({ blockInstallations: installations.map(blockInstallationJson) });
+    // list-block-installations: "Response format: array of the below object", a bare array.
+    return c.json(installations.map(blockInstallationJson));
   }
 
   /** A live (not deleted) installation of the base in the path, for a caller with creator access to the base. */
@@ -478,11 +499,12 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     if (!found.ok) return respond(c, found.error);
     const body = await readBody(c, 'manageBlockInstallation');
     if (!body.ok) return respond(c, body.error);
-    const next = state.put('blockInstallation', {
+    state.put('blockInstallation', {
       ...found.value,
       state: body.value.state as BlockInstallationDoc['state'],
     });
-    return c.json(blockInstallationJson(next));
+    // manage-block-installation: "This endpoint returns an empty response on success."
+    return c.json({});
   }
 
   // Deleting keeps the installation (the upstream can restore it) but it is no longer listed nor managed.
@@ -490,7 +512,9 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     const found = installationOf(c, 'delete extensions of this base');
     if (!found.ok) return respond(c, found.error);
     state.put('blockInstallation', { ...found.value, deletedTime: now() });
-    return c.json({ id: found.value.id, deleted: true });
+    // The upstream answers 200 with an empty body, as its other block-installation and sharing writes do (Airtable's
+    // delete-block-installation page, as copied by withone.ai: "returns HTTP 200 with a JSON null body").
+    return c.json({});
   }
 
   // --- interfaces --------------------------------------------------------------------------------------
@@ -532,18 +556,30 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     const include = includesOf(c, INTERFACE_INCLUDES);
     if (!include.ok) return respond(c, include.error);
     const sections = interfaceSections(found.value);
+    // get-interface groups the collaborators by where their access comes from: the base, the interface
+    // alone, or the workspace (each an object of three lists); the invite links stay one list.
+    const collaborators = () => {
+      const { groups, individuals } = baseAndWorkspaceCollaborators(base);
+      return {
+        groupCollaborators: {
+          baseCollaborators: groups.baseCollaborators,
+          interfaceCollaborators: sections.groupCollaborators,
+          workspaceCollaborators: groups.workspaceCollaborators,
+        },
+        individualCollaborators: {
+          baseCollaborators: individuals.baseCollaborators,
+          interfaceCollaborators: sections.individualCollaborators,
+          workspaceCollaborators: individuals.workspaceCollaborators,
+        },
+      };
+    };
     return c.json({
       id: found.value.id,
       baseId,
       name: found.value.name,
       createdTime: found.value.createdTime,
       permissionLevel: level,
-      ...(include.value.has('collaborators')
-        ? {
-            groupCollaborators: sections.groupCollaborators,
-            individualCollaborators: sections.individualCollaborators,
-          }
-        : {}),
+      ...(include.value.has('collaborators') ? collaborators() : {}),
       ...(include.value.has('inviteLinks') ? { inviteLinks: sections.inviteLinks } : {}),
     });
   }
@@ -714,9 +750,9 @@ export function sharingArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     ) {
       return respond(c, restricted('share', 'enable this share'));
     }
-    const next = state.put('share', { ...share, state: wanted });
-    // The upstream documents no answer body; the share as GET .../shares shows it is the most useful one.
-    return c.json(shareJson(next));
+    state.put('share', { ...share, state: wanted });
+    // manage-share: "This endpoint returns an empty response on success."
+    return c.json({});
   }
 
   function deleteShare(c: Ctx) {

@@ -75,7 +75,11 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
 
   const now = () => clock.now().toISOString();
   const levelIn = (admin: WorkspaceAdminDoc, userId: string): Level => workspaceLevelOf(state, admin, userId);
-  const emailOf = (userId: string) => store.schema().userById.get(userId)?.email ?? null;
+  /**
+   * A group's name, or undefined for a group since deleted. The upstream's collaborator lists "do not include
+   * deleted collaborators", so a grant whose user or group is gone is left out rather than answered with null.
+   */
+  const groupNameOf = (groupId: string) => state.get('group', groupId)?.name;
   /** The workspace in the path, if the token carries `scope` and the caller's level there is `needed` or more. */
   const workspaceOf = (c: Ctx, scope: string, needed: WorkspaceLevel, refused: string) =>
     requireWorkspace(c, deps, param(c, 'workspaceId'), scope, needed, refused);
@@ -172,27 +176,23 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
     if (include.includes('collaborators')) {
       const individual = {
         baseCollaborators: baseIds.flatMap((baseId) => individualBaseCollaborators(baseId, admin)),
-        workspaceCollaborators: Object.entries(admin.users).map(([userId, grant]) => ({
-          userId,
-          email: emailOf(userId),
-          ...grantJson(grant),
-        })),
+        workspaceCollaborators: Object.entries(admin.users).flatMap(([userId, grant]) => {
+          const email = store.schema().userById.get(userId)?.email;
+          return email === undefined ? [] : [{ userId, email, ...grantJson(grant) }];
+        }),
       };
       body.individualCollaborators = individual;
       body.groupCollaborators = {
         baseCollaborators: baseIds.flatMap((baseId) =>
-          Object.entries(state.get('base', baseId)?.groups ?? {}).map(([groupId, grant]) => ({
-            baseId,
-            groupId,
-            name: state.get('group', groupId)?.name ?? null,
-            ...grantJson(grant),
-          })),
+          Object.entries(state.get('base', baseId)?.groups ?? {}).flatMap(([groupId, grant]) => {
+            const name = groupNameOf(groupId);
+            return name === undefined ? [] : [{ baseId, groupId, name, ...grantJson(grant) }];
+          }),
         ),
-        workspaceCollaborators: Object.entries(admin.groups).map(([groupId, grant]) => ({
-          groupId,
-          name: state.get('group', groupId)?.name ?? null,
-          ...grantJson(grant),
-        })),
+        workspaceCollaborators: Object.entries(admin.groups).flatMap(([groupId, grant]) => {
+          const name = groupNameOf(groupId);
+          return name === undefined ? [] : [{ groupId, name, ...grantJson(grant) }];
+        }),
       };
       // The upstream's sample still carries this older name for the individual collaborators as well.
       body.collaborators = individual;
@@ -212,6 +212,8 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
   const individualBaseCollaborators = (baseId: string, admin: WorkspaceAdminDoc) => {
     const snapshot = store.schema();
     const base = snapshot.baseById.get(baseId);
+    // A base since deleted has no collaborators to list (its createdTime would otherwise be missing).
+    if (!base) return [];
     const grants = state.get('base', baseId)?.userGrants ?? {};
     const fallbackGrantor = state.ownersOf(admin.id)[0];
     return snapshot.users.flatMap((user) => {
@@ -224,7 +226,7 @@ export function workspacesArea(deps: AdminRouteDeps): Hono<EmulatorEnv> {
           userId: user.id,
           email: user.email,
           permissionLevel: level,
-          createdTime: meta?.createdTime ?? base?.createdTime ?? null,
+          createdTime: meta?.createdTime ?? base.createdTime,
           grantedByUserId: meta?.grantedByUserId ?? fallbackGrantor ?? user.id,
         },
       ];

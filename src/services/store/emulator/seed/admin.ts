@@ -270,13 +270,14 @@ export function seedAdmin(
       });
     }
 
-    // An interface on the roadmap with an individual and a group collaborator and an invite.
+    // A published interface on the roadmap with an individual and a group collaborator and an invite.
     const dashboard = store.newId('interface');
     state.put('interface', {
       id: dashboard,
       baseId: roadmap.id,
       name: 'Roadmap Dashboard',
       createdTime: iso(80),
+      firstPublishTime: iso(79),
       users: { [alan.id]: grant('read', owner.id, 70) },
       groups: { [support]: grant('comment', owner.id, 60) },
       invites: [
@@ -294,6 +295,8 @@ export function seedAdmin(
       baseId: crm.id,
       name: 'Pipeline Review',
       createdTime: iso(45),
+      // Never published: the upstream answers firstPublishTime null.
+      firstPublishTime: null,
       users: {},
       groups: {},
       invites: [],
