@@ -77,7 +77,7 @@ async function benchIssueDesk() {
     const client = await connectHttp(mcpUrl);
     const t = await listTokens(client);
     console.log(
-      `tools/list: ${t.tools} tools, ${t.list} tokens (o200k) + ${t.instructions} tokens of instructions = ${t.total}; ${t.perTool} per tool`,
+      `tools/list: ${t.tools} tools, ${t.list} tokens (o200k) + ${t.instructions} tokens of instructions = ${t.total}; ${t.perTool} per tool; ${t.listWithOutputSchemas} tokens with the output schemas clients receive`,
     );
 
     const issueIds = Array.from({ length: 50 }, (_, i) => String(i + 1));

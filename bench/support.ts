@@ -3,7 +3,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import { toolListCost } from '../src/runtime/tokens.js';
+import { toolListCost, toolListTokensWithOutputSchemas } from '../src/runtime/tokens.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const CLI = `${ROOT}dist/cli/main.js`;
@@ -65,6 +65,8 @@ export async function listTokens(client: Client) {
   return {
     tools: tools.length,
     list: cost.tools,
+    /** The same list with the tools' output schemas: what a client receives, not what it shows a model. */
+    listWithOutputSchemas: await toolListTokensWithOutputSchemas(tools),
     instructions: cost.instructions,
     total: cost.total,
     perTool: Math.round(cost.tools / tools.length),

@@ -81,6 +81,10 @@ program
     '--no-confirm-destructive',
     'run destructive tools without asking the user first, even where the client can ask (for unattended agents)',
   )
+  .option(
+    '--no-output-schemas',
+    'list tools without their outputSchema, for clients that refuse tools declaring one (results keep their shape)',
+  )
   .option('--tools <names>', 'only these tools, comma-separated (e.g. IssueDesk.GetIssue,ListUsers)')
   .option(
     '--toolsets <names>',

@@ -42,6 +42,8 @@ export interface ServeOptions {
   maxResultTokens?: number;
   /** false (--no-confirm-destructive): destructive tools never ask the user first (runtime/confirmation.ts). */
   confirmDestructive?: boolean;
+  /** false (--no-output-schemas): tools/list carries no outputSchema (runtime/outputSchemas.ts). */
+  outputSchemas?: boolean;
   allowedHosts?: string;
   /** HTTP socket limits, in seconds (see runtime/httpLimits.ts); unset ones take the defaults. */
   requestTimeout?: number;
@@ -233,6 +235,7 @@ export async function startServe(
       ...(options.toolsets !== undefined ? { toolsets: options.toolsets.split(',') } : {}),
       ...(options.maxResultTokens !== undefined ? { maxResultTokens: options.maxResultTokens } : {}),
       ...(options.confirmDestructive === false ? { confirmDestructive: false } : {}),
+      ...(options.outputSchemas === false ? { outputSchemas: false } : {}),
     });
     // Only for services some served tool belongs to. Over stdio the line lands in the client's server log.
     for (const { id, context, missing } of unconfigured) {

@@ -12,6 +12,7 @@ import { z } from 'zod';
 import { invalidArguments } from './errors.js';
 import { publishedHints } from './hints.js';
 import { ReadyResult, runToolCall } from './mcpServer.js';
+import { publishedOutputSchema } from './outputSchemas.js';
 import type { ToolDefinition, ToolHints } from './tool.js';
 import { type SearchableTool, splitCamelCase, ToolSearchIndex } from './toolSearch.js';
 import { type PreparedTool, prefixOf, type ToolSet } from './toolset.js';
@@ -63,6 +64,26 @@ const CALL_SCHEMA: Tool['inputSchema'] = {
   required: ['name', 'arguments'],
 };
 
+/** search_tools' success result: the definitions found (FoundTool), and a hint when none were. */
+const searchOutput = z.looseObject({
+  tools: z.array(
+    z.looseObject({
+      name: z.string(),
+      title: z.string().optional(),
+      description: z.string().optional(),
+      inputSchema: z.looseObject({}),
+      annotations: z.looseObject({}).optional(),
+    }),
+  ),
+  hint: z.string().optional(),
+});
+
+/**
+ * call_tool's result is the result of whichever tool it ran (its errors too), so any object: each tool's own
+ * output schema, which search_tools does not return, would only lengthen every search result.
+ */
+const CALL_OUTPUT_SCHEMA: NonNullable<Tool['outputSchema']> = { type: 'object' };
+
 const views = new WeakMap<ToolSet, ToolSet>();
 
 /**
@@ -86,6 +107,7 @@ export function discoveryToolSet(inner: ToolSet): ToolSet {
     description:
       'Finds the tools for a task, best first, with the inputSchema call_tool needs. Describe the task as you would to a colleague.',
     input: searchInput,
+    output: searchOutput,
     hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async (args) => {
       const { query, limit } = args as z.output<typeof searchInput>;
@@ -120,7 +142,10 @@ export function discoveryToolSet(inner: ToolSet): ToolSet {
     },
   };
 
-  const tools: PreparedTool[] = [prepared(searchTools, SEARCH_SCHEMA), prepared(callTool, CALL_SCHEMA)];
+  const tools: PreparedTool[] = [
+    prepared(searchTools, SEARCH_SCHEMA, publishedOutputSchema(searchTools)),
+    prepared(callTool, CALL_SCHEMA, CALL_OUTPUT_SCHEMA),
+  ];
   const view: ToolSet = {
     tools,
     byName: new Map(tools.map((tool) => [tool.name, tool])),
@@ -135,7 +160,11 @@ export function discoveryToolSet(inner: ToolSet): ToolSet {
   return view;
 }
 
-function prepared(definition: ToolDefinition<unknown>, inputSchema: Tool['inputSchema']): PreparedTool {
+function prepared(
+  definition: ToolDefinition<unknown>,
+  inputSchema: Tool['inputSchema'],
+  outputSchema: Record<string, unknown> | undefined,
+): PreparedTool {
   return {
     name: definition.name,
     specName: definition.name,
@@ -147,6 +176,7 @@ function prepared(definition: ToolDefinition<unknown>, inputSchema: Tool['inputS
       description: definition.description,
       inputSchema,
       annotations: publishedHints(definition.hints),
+      ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
     },
   };
 }

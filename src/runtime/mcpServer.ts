@@ -34,6 +34,7 @@ import {
   toolCallSignal,
 } from './protocol.js';
 import { errorResult, successResult } from './result.js';
+import { listedTools, serveTasks, taskCapabilities } from './tasks.js';
 import { outcomeCheckHint, type Principal } from './tool.js';
 import type { PreparedTool, ToolSet } from './toolset.js';
 import { validateArguments } from './validate.js';
@@ -65,12 +66,23 @@ export const LIST_CACHE_HINT: CacheHint = { ttlMs: 60 * 60 * 1000, cacheScope: '
 
 export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}): Server {
   const server = new ProtocolServer(serverInfoOf(toolSet), {
-    capabilities: { tools: {} },
+    // `tasks` only where a tool runs as a task (2025-11-25; the 2026-07-28 codec drops it): runtime/tasks.ts.
+    capabilities: { tools: {}, ...taskCapabilities(toolSet) },
     instructions: toolSet.instructions,
     supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
     cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
   });
-  server.setRequestHandler('tools/list', async () => ({ tools: toolSet.listEntries as never }));
+  server.setRequestHandler('tools/list', async () => ({ tools: listedTools(toolSet) as never }));
+  serveTasks(server, toolSet, {
+    ...(options.era ? { era: options.era } : {}),
+    ...(options.principal ? { principal: options.principal } : {}),
+    // A task's calls run as the call that created it, stopped by the task's signal (cancellation, TTL).
+    run: (tool, args, signal) =>
+      runToolCall(toolSet, tool, args, {
+        signal,
+        ...(options.principal ? { principal: options.principal } : {}),
+      }),
+  });
   server.setRequestHandler('tools/call', async (request, ctx) => {
     const { name, arguments: args } = request.params;
     const tool = toolSet.byName.get(name);

@@ -207,9 +207,21 @@ export class ProtocolServer extends Server {
     if (!(method in PARAMS_SCHEMAS)) return inner;
     return async (request, ctx) => {
       await checkParams(method, request);
+      if (method === 'tools/call' && this.taskCall) {
+        // A task-augmented call answers with a CreateTaskResult, which the SDK's tools/call wrapper (`inner`)
+        // refuses as "not a CallToolResult": it has no task runtime (runtime/tasks.ts).
+        const created = await this.taskCall(request, ctx);
+        if (created) return created;
+      }
       return inner(request, ctx);
     };
   }
+
+  /**
+   * Answers a task-augmented tools/call (2025-11-25 tasks) with its CreateTaskResult; undefined for any other
+   * call, which goes on to the tools/call handler. Set by runtime/tasks.ts on servers whose tools offer tasks.
+   */
+  taskCall?: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result | undefined>;
 }
 
 /** Whether a request's abort came from its connection closing, not from a `notifications/cancelled`. */

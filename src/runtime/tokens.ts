@@ -61,3 +61,25 @@ export async function toolListCost(entries: readonly ListedTool[], instructions 
   const instructionTokens = instructions ? count(instructions) : 0;
   return { tools, instructions: instructionTokens, total: tools + instructionTokens };
 }
+
+/**
+ * The o200k tokens of `entries` as tools/list carries them to a client, output schemas included: the figure
+ * beside toolListCost's `tools` (which leaves them out, as clients do when they prompt a model; issue 13's budget
+ * counts that one). The same JSON array, each entry with its `outputSchema` last where it has one.
+ */
+export async function toolListTokensWithOutputSchemas(
+  entries: readonly (ListedTool & { outputSchema?: unknown })[],
+): Promise<number> {
+  const count = await tokenCounter();
+  return count(
+    JSON.stringify(
+      entries.map(({ name, title, description, inputSchema, outputSchema }) => ({
+        name,
+        title,
+        description,
+        inputSchema,
+        outputSchema,
+      })),
+    ),
+  );
+}

@@ -57,12 +57,35 @@ export interface ToolDefinition<Ctx> {
   /** For tools whose calls are not safe to repeat: how to check whether one took effect. */
   outcomeCheck?: OutcomeCheck;
   /**
+   * What a successful call's structuredContent holds (an object schema, or a union of them), attached from the
+   * service's table by withOutputSchemas; published with what all results share (runtime/outputSchemas.ts).
+   */
+  output?: z.ZodType;
+  /**
    * Endpoint rows: the upstream query parameter each argument becomes (upstream name -> argument). The result
    * budget recognises page-size and cursor arguments by these upstream names (runtime/paging.ts).
    */
   upstreamQuery?: Readonly<Record<string, string>>;
+  /** For tools that start an upstream job: how an MCP task follows the job to its end (runtime/tasks.ts). */
+  job?: JobFollowUp;
   /** Receives arguments already validated against `input`. */
   run(args: unknown, ctx: Ctx, call: ToolCall): Promise<unknown>;
+}
+
+/**
+ * How to follow the upstream job a tool's call started, until it ends: read with another tool of the same
+ * service, so a task's result is exactly what that tool shows for the finished job.
+ */
+export interface JobFollowUp {
+  /** The tool, without prefix, that reads the job's state. */
+  statusTool: string;
+  /** The status tool's arguments for the job a successful call created (`created` is its structuredContent). */
+  statusArguments(
+    args: Record<string, unknown>,
+    created: Record<string, unknown>,
+  ): Record<string, unknown> | undefined;
+  /** Where the job stands in a status result's structuredContent. */
+  stateOf(status: Record<string, unknown>): 'running' | 'done' | 'failed';
 }
 
 /** Binds the argument type of `run` to the input schema. */

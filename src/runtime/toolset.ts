@@ -9,6 +9,7 @@ import type { Tool } from '@modelcontextprotocol/server';
 import { distance } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { publishedHints } from './hints.js';
+import { publishedOutputSchema } from './outputSchemas.js';
 import { checkMaxResultTokens } from './result.js';
 import type { ServiceRuntime, ToolDefinition } from './tool.js';
 import { type ToolNameStyle, toolNameRewriter } from './toolNames.js';
@@ -77,6 +78,11 @@ export interface ToolSetOptions {
   maxResultTokens?: number;
   /** false: destructive tools never ask for confirmation (ToolSet.confirmDestructive). */
   confirmDestructive?: boolean;
+  /**
+   * false: list entries without `outputSchema`. Some clients have been reported to refuse tools that declare one;
+   * results keep their shape either way.
+   */
+  outputSchemas?: boolean;
 }
 
 export class ToolSelectionError extends Error {}
@@ -106,13 +112,16 @@ export function buildToolSet(services: readonly ServiceRuntime[], options: ToolS
         context: service.context,
         // No icon per tool: the server's icon names the service (mcpServer.ts), and 126 copies of an inline SVG
         // would double the bytes of every tools/list for nothing a model sees.
-        listEntry: restyled(
-          listEntry(
-            toolName(prefix, definition.name, style),
-            definition,
-            toolName(prefix, definition.name, 'dotted'),
+        listEntry: withOutputSchema(
+          restyled(
+            listEntry(
+              toolName(prefix, definition.name, style),
+              definition,
+              toolName(prefix, definition.name, 'dotted'),
+            ),
+            rewriteToolNames,
           ),
-          rewriteToolNames,
+          options.outputSchemas ?? true,
         ),
       });
     }
@@ -160,6 +169,13 @@ export function buildToolSet(services: readonly ServiceRuntime[], options: ToolS
     },
     tools,
   );
+}
+
+/** The entry as made, or without its output schema. */
+function withOutputSchema(entry: Tool, keep: boolean): Tool {
+  if (keep || entry.outputSchema === undefined) return entry;
+  const { outputSchema: _dropped, ...rest } = entry;
+  return rest;
 }
 
 /** `toolSet` serving `tools` only (a subset of its own, in its order), with the instructions of their services. */
@@ -486,6 +502,7 @@ function makeListEntry(name: string, definition: ToolDefinition<unknown>): Tool 
   >;
   // The $schema line costs tokens in every tools/list and tells clients nothing they need.
   delete inputSchema.$schema;
+  const outputSchema = publishedOutputSchema(definition);
   return {
     name,
     // A title made only of the name's own words ("List issues" for ListIssues, "Delete base" for DeleteStoreBase)
@@ -496,6 +513,8 @@ function makeListEntry(name: string, definition: ToolDefinition<unknown>): Tool 
     inputSchema: compactSchema(inputSchema) as Tool['inputSchema'],
     // The title is given once, at the top level; repeating it in the annotations costs tokens for nothing.
     annotations: publishedHints(definition.hints),
+    // Last, after what models read: clients check results against it (runtime/outputSchemas.ts).
+    ...(outputSchema ? { outputSchema: outputSchema as Tool['outputSchema'] } : {}),
   };
 }
 

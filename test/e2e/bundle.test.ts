@@ -2,7 +2,7 @@
 // way users run it: `node dist/cli/main.js ...`. Built here into a temporary folder laid out like the package
 // (package.json and node_modules beside dist/), so the test checks the current sources, not a stale dist/.
 
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -10,6 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { listedTools } from '../../src/runtime/tasks.js';
 import { buildToolSet, PREBUILT_TOOL_LIST } from '../../src/runtime/toolset.js';
 import { SERVICES } from '../../src/services/registry.js';
 import { type Connected, connectClient, ROOT } from './harness.js';
@@ -66,6 +67,50 @@ describe('the bundled command', () => {
     }
   });
 
+  // The sandbox console's page comes from dist/cli/console/ (scripts/build.mjs), not from esbuild, which an
+  // installed package does not have: an edited file is what the server sends.
+  it('serves the prebuilt console page from dist/cli/console/', async () => {
+    const file = join(folder, 'dist/cli/console/index.html');
+    const original = readFileSync(file, 'utf8');
+    writeFileSync(file, original.replace('<title>', '<title>Edited in the prebuilt page. '));
+    const server = spawn(
+      process.execPath,
+      [
+        main,
+        'serve',
+        'issuedesk',
+        '--sandbox',
+        '--transport',
+        'http',
+        '--port',
+        '0',
+        '--data-dir',
+        ':memory:',
+      ],
+      { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    );
+    try {
+      let banner = '';
+      server.stderr.on('data', (chunk: Buffer) => {
+        banner += chunk.toString();
+      });
+      let url: string | undefined;
+      for (let waited = 0; url === undefined && waited < 20_000; waited += 100) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        url = /Console \(watch and steer the sandbox in a browser\): (\S+)/.exec(banner)?.[1];
+      }
+      expect(url, banner).toBeDefined();
+      const page = await fetch(url!, { headers: { accept: 'text/html' } });
+      expect(await page.text()).toContain('<title>Edited in the prebuilt page. ');
+      const script = await fetch(new URL('/console/app.js', url));
+      expect(await script.text()).toBe(readFileSync(join(folder, 'dist/cli/console/app.js'), 'utf8'));
+    } finally {
+      server.kill('SIGTERM');
+      if (server.exitCode === null) await once(server, 'exit');
+      writeFileSync(file, original);
+    }
+  }, 30_000);
+
   describe('serve all --sandbox over stdio', () => {
     let mcp: Connected;
     beforeAll(async () => {
@@ -87,7 +132,8 @@ describe('the bundled command', () => {
       const runtimes = SERVICES.map((service) =>
         service.runtimeFromEnv({ SWITCHBOARD_CREDENTIALS_FILE: '/nonexistent' }),
       );
-      expect(tools).toEqual(buildToolSet(runtimes, { nameStyle: 'dotted' }).listEntries);
+      // As served: the list entries, with `execution` on the tools that run as tasks (runtime/tasks.ts).
+      expect(tools).toEqual(listedTools(buildToolSet(runtimes, { nameStyle: 'dotted' })));
     });
 
     it('runs a tool against its emulator (SQLite, loaded from node_modules)', async () => {

@@ -1,11 +1,13 @@
 // What the tool list costs a model, committed: o200k tokens of every service's tools/list (names, titles,
 // descriptions, input schemas) and instructions, and of all 126 tools together, counted by src/runtime/tokens.ts
-// (the count `npm run bench` and `switchboard toolsets` print). A change shows in review as a diff of
+// (the count `npm run bench` and `switchboard toolsets` print). Beside it, `listWithOutputSchemas`: the same list
+// with the output schemas of the tools that have one (issue 15), which clients receive but do not show a model;
+// it is reported, never counted against the budget. A change shows in review as a diff of
 // __snapshots__/toolTokens.json; accept an intended one with `npx vitest run -u test/inventory/toolTokens.test.ts`.
 // Whatever the snapshot says, all 126 tools and their instructions stay within 11,000 tokens (issue 13).
 
 import { describe, expect, it } from 'vitest';
-import { toolListCost } from '../../src/runtime/tokens.js';
+import { toolListCost, toolListTokensWithOutputSchemas } from '../../src/runtime/tokens.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { SERVICES } from '../../src/services/registry.js';
 
@@ -18,8 +20,10 @@ const runtimes = SERVICES.map((service) =>
 );
 
 async function costs() {
-  const services: Record<string, { tools: number; listTokens: number; instructions: number; total: number }> =
-    {};
+  const services: Record<
+    string,
+    { tools: number; listTokens: number; instructions: number; total: number; listWithOutputSchemas: number }
+  > = {};
   for (const runtime of runtimes) {
     const toolSet = buildToolSet([runtime], { nameStyle: 'dotted' });
     const cost = await toolListCost(toolSet.listEntries, toolSet.instructions);
@@ -28,6 +32,7 @@ async function costs() {
       listTokens: cost.tools,
       instructions: cost.instructions,
       total: cost.total,
+      listWithOutputSchemas: await toolListTokensWithOutputSchemas(toolSet.listEntries),
     };
   }
   const all = buildToolSet(runtimes, { nameStyle: 'dotted' });
@@ -39,6 +44,7 @@ async function costs() {
       listTokens: cost.tools,
       instructions: cost.instructions,
       total: cost.total,
+      listWithOutputSchemas: await toolListTokensWithOutputSchemas(all.listEntries),
     },
   };
 }

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { describe, expect, it } from 'vitest';
-import { toolListCost } from '../../src/runtime/tokens.js';
+import { toolListCost, toolListTokensWithOutputSchemas } from '../../src/runtime/tokens.js';
 
 const ROOT = resolve(import.meta.dirname, '../..');
 const PLAIN = { disallowedSpecial: new Set<string>() };
@@ -47,6 +47,19 @@ describe('toolListCost', () => {
   it('takes special-token strings as plain text instead of throwing', async () => {
     const cost = await toolListCost([{ ...entry, description: 'Ends at <|endoftext|>.' }], '<|endoftext|>');
     expect(cost.instructions).toBeGreaterThan(1);
+  });
+});
+
+describe('toolListTokensWithOutputSchemas', () => {
+  it('counts the same array with each outputSchema, which toolListCost leaves out', async () => {
+    const outputSchema = { type: 'object', properties: { things: { type: 'array' } } };
+    const withSchema = { ...entry, outputSchema };
+    expect((await toolListCost([withSchema])).tools).toBe((await toolListCost([entry])).tools);
+    expect(await toolListTokensWithOutputSchemas([withSchema])).toBe(
+      countTokens(JSON.stringify([withSchema]), PLAIN),
+    );
+    // An entry without one costs what toolListCost counts for it.
+    expect(await toolListTokensWithOutputSchemas([entry])).toBe((await toolListCost([entry])).tools);
   });
 });
 

@@ -1,5 +1,6 @@
 // The IssueDesk service: its tools, the instructions sent once per session, and its wiring from configuration.
 
+import { withOutputSchemas } from '../../runtime/outputSchemas.js';
 import type { RateBudget } from '../../runtime/rateLimiter.js';
 import type { SharedState } from '../../runtime/sharedState/redis.js';
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
@@ -10,6 +11,7 @@ import {
   sharedStateOf,
 } from '../serviceEntry.js';
 import { DEFAULT_BASE_URL, IssueDeskClient, TOKEN_ENV } from './client.js';
+import { ISSUEDESK_OUTPUT_SCHEMAS } from './outputSchemas.js';
 import type { IssueDeskContext } from './resolve.js';
 import { ISSUEDESK_TOOLS } from './tools.js';
 import { ISSUEDESK_TOOLSETS } from './toolsets.js';
@@ -24,7 +26,7 @@ export const ISSUEDESK: ServiceDefinition<IssueDeskContext> = {
   prefix: 'IssueDesk',
   title: 'IssueDesk',
   instructions: ISSUEDESK_INSTRUCTIONS,
-  tools: ISSUEDESK_TOOLS,
+  tools: withOutputSchemas(ISSUEDESK_TOOLS, ISSUEDESK_OUTPUT_SCHEMAS),
   toolsets: ISSUEDESK_TOOLSETS,
 };
 

@@ -1,6 +1,7 @@
 // The MessagingTrackApi service: its tools, the instructions sent once per session, and its wiring from
 // configuration (secrets, region, host).
 
+import { withOutputSchemas } from '../../runtime/outputSchemas.js';
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
 import {
   commonEmulatorOptions,
@@ -15,6 +16,7 @@ import {
   type RegionSetting,
   SITE_ID_ENV,
 } from './client.js';
+import { MESSAGING_OUTPUT_SCHEMAS } from './outputSchemas.js';
 import { MESSAGING_TOOLS, type MessagingContext } from './tools.js';
 import { MESSAGING_TOOLSETS } from './toolsets.js';
 
@@ -28,7 +30,7 @@ export const MESSAGING: ServiceDefinition<MessagingContext> = {
   prefix: 'MessagingTrackApi',
   title: 'MessagingTrackApi',
   instructions: MESSAGING_INSTRUCTIONS,
-  tools: MESSAGING_TOOLS,
+  tools: withOutputSchemas(MESSAGING_TOOLS, MESSAGING_OUTPUT_SCHEMAS),
   toolsets: MESSAGING_TOOLSETS,
 };
 

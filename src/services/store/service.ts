@@ -1,6 +1,7 @@
 // The StoreApi service: its tools, the instructions sent once per session, and its wiring from configuration.
 
 import { existsSync } from 'node:fs';
+import { withOutputSchemas } from '../../runtime/outputSchemas.js';
 import type { SharedState } from '../../runtime/sharedState/redis.js';
 import {
   type ServiceDefinition,
@@ -18,14 +19,15 @@ import { DEFAULT_BASE_URL, StoreClient, TOKEN_ENV, type TokenSource } from './cl
 import { savedStoreLoginFromEnv, storeCredentialsPath } from './credentials.js';
 import { STORE_LOGIN } from './login.js';
 import { STORE_OUTCOME_CHECKS } from './outcomeChecks.js';
+import { STORE_OUTPUT_SCHEMAS } from './outputSchemas.js';
 import { STORE_PER_USER_AUTH } from './perUserAuth.js';
 import { STORE_TOOL_LIST } from './tools/index.js';
 import type { StoreContext } from './tools/shared.js';
 import { STORE_TOOLSETS } from './toolsets.js';
 
-export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = withOutcomeChecks(
-  STORE_TOOL_LIST,
-  STORE_OUTCOME_CHECKS,
+export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = withOutputSchemas(
+  withOutcomeChecks(STORE_TOOL_LIST, STORE_OUTCOME_CHECKS),
+  STORE_OUTPUT_SCHEMAS,
 );
 
 export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, fields, views, records, comments, webhooks; sharing, workspaces, enterprise administration, SCIM, bulk data tables).

@@ -4,6 +4,7 @@
 
 import { z } from 'zod';
 import type { ArgumentIssue } from '../../../runtime/errors.js';
+import type { JobFollowUp } from '../../../runtime/tool.js';
 import { STORE_OPERATIONS } from '../endpoints.js';
 import { EXPORT_STATES, STORE_BODIES } from '../schemas/index.js';
 import { CREATE, entPath, id, offset, READ_ONLY, storeTool } from './shared.js';
@@ -23,6 +24,22 @@ function timeWindow(args: {
   return Date.parse(args.end_time) > Date.parse(args.start_time)
     ? []
     : [{ field: 'end_time', problem: 'must be later than start_time' }];
+}
+
+/**
+ * An audit log request or eDiscovery export, followed as an MCP task: the created job's `id` read back with
+ * `statusTool` (`idArgument` names the job there) until its state is `done` or `error` (upstream job states:
+ * pending, processing, done, error).
+ */
+function exportJob(statusTool: string, idArgument: string): JobFollowUp {
+  return {
+    statusTool,
+    statusArguments: (args, created) =>
+      typeof created.id === 'string' && typeof args.enterprise_account_id === 'string'
+        ? { enterprise_account_id: args.enterprise_account_id, [idArgument]: created.id }
+        : undefined,
+    stateOf: (status) => (status.state === 'done' ? 'done' : status.state === 'error' ? 'failed' : 'running'),
+  };
 }
 
 const pageSize = (max: number) => z.int().min(1).max(max).optional().describe('Default 10');
@@ -85,15 +102,18 @@ export const COMPLIANCE_TOOLS = [
       query: { pageSize: 'audit_log_page_size', offset: 'pagination_offset' },
     },
   }),
-  storeTool({
-    name: 'CreateAuditLogRequest',
-    title: 'Request audit log export',
-    description: 'Start an export of one month or day of audit log events.',
-    input: z.object({ enterprise_account_id: id().optional() }),
-    requestBody: STORE_BODIES.createAuditLogRequest,
-    hints: CREATE,
-    endpoint: { operation: STORE_OPERATIONS.CreateAuditLogRequest, pathParams: entPath },
-  }),
+  {
+    ...storeTool({
+      name: 'CreateAuditLogRequest',
+      title: 'Request audit log export',
+      description: 'Start an export of one month or day of audit log events.',
+      input: z.object({ enterprise_account_id: id().optional() }),
+      requestBody: STORE_BODIES.createAuditLogRequest,
+      hints: CREATE,
+      endpoint: { operation: STORE_OPERATIONS.CreateAuditLogRequest, pathParams: entPath },
+    }),
+    job: exportJob('RetrieveAuditLog', 'audit_log_task_id'),
+  },
   storeTool({
     name: 'RetrieveAuditLog',
     title: 'Get audit log request',
@@ -146,15 +166,18 @@ export const COMPLIANCE_TOOLS = [
       query: { state: 'ediscovery_export_state', offset: 'pagination_offset', pageSize: 'result_page_size' },
     },
   }),
-  storeTool({
-    name: 'CreateEdiscoveryExport',
-    title: 'Start eDiscovery export',
-    description: 'Start an eDiscovery export of one base.',
-    input: z.object({ enterprise_account_id: id().optional() }),
-    requestBody: STORE_BODIES.createEdiscoveryExport,
-    hints: CREATE,
-    endpoint: { operation: STORE_OPERATIONS.CreateEdiscoveryExport, pathParams: entPath },
-  }),
+  {
+    ...storeTool({
+      name: 'CreateEdiscoveryExport',
+      title: 'Start eDiscovery export',
+      description: 'Start an eDiscovery export of one base.',
+      input: z.object({ enterprise_account_id: id().optional() }),
+      requestBody: STORE_BODIES.createEdiscoveryExport,
+      hints: CREATE,
+      endpoint: { operation: STORE_OPERATIONS.CreateEdiscoveryExport, pathParams: entPath },
+    }),
+    job: exportJob('GetEdiscoveryExportStatus', 'enterprise_task_id'),
+  },
   storeTool({
     name: 'GetEdiscoveryExportStatus',
     title: 'Get eDiscovery export',
