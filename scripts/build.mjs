@@ -87,3 +87,23 @@ try {
 } finally {
   rmSync(generator, { force: true });
 }
+
+// The sandbox console's page (src/console/web/build.ts) into dist/cli/console/, where the server reads it
+// (src/console/web/assets.ts). Bundled and run like the tool list's generator; esbuild stays external, as the
+// generator runs it and nothing ships it.
+const consoleGenerator = join(outdir, 'write-console-page.mjs');
+await build({
+  ...common,
+  external: [...common.external, 'esbuild'],
+  stdin: {
+    contents: `import { writeConsolePage } from './src/console/web/build.ts';\nawait writeConsolePage(${JSON.stringify(join(outdir, 'console'))}, ${JSON.stringify(join(root, 'src/console/web/page/main.tsx'))});`,
+    resolveDir: root,
+    loader: 'ts',
+  },
+  outfile: consoleGenerator,
+});
+try {
+  execFileSync(process.execPath, [consoleGenerator], { stdio: 'inherit' });
+} finally {
+  rmSync(consoleGenerator, { force: true });
+}

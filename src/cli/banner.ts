@@ -50,6 +50,8 @@ export function printBanner(info: {
   protection: HttpProtection;
   /** `serve --discovery`: the endpoint lists search_tools and call_tool in place of the tools. */
   discovery?: boolean;
+  /** The sandbox console (src/console/): where it is, or why it is not served. */
+  console?: { url: string } | { reason: string };
 }): void {
   const prefixes = [...new Set(info.toolSet.tools.map((tool) => tool.specName.split('.')[0]))].join(', ');
   const config = {
@@ -71,6 +73,13 @@ export function printBanner(info: {
     toolsetLine(info.url, info.toolSet),
     `  Protection: ${describeProtection(info.protection)}`,
   ];
+  if (info.console) {
+    lines.push(
+      'url' in info.console
+        ? `  Console (watch and steer the sandbox in a browser): ${info.console.url}`
+        : `  Console: not served: ${info.console.reason}`,
+    );
+  }
   for (const { id, emulator } of info.emulators) {
     // As the variables `serve` reads (the address is already on the line), the same names `emulate` prints.
     const env = findService(id)?.envForEmulator(emulator) ?? emulator.credentials;

@@ -6,6 +6,7 @@
 import { mkdirSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { consoleAvailability } from '../console/availability.js';
 import type { PerUserSignIn } from '../runtime/auth/perUser.js';
 import { discoveryToolSet } from '../runtime/discovery.js';
 import { DEFAULT_SHUTDOWN_GRACE_MS } from '../runtime/lifecycle.js';
@@ -70,6 +71,8 @@ export interface ServeHandle {
   protection?: HttpProtection;
   /** Where /metrics is served apart (`metricsPort`), when it is. */
   metricsUrl?: string;
+  /** The sandbox console's page (HTTP sandbox, where it is served). */
+  consoleUrl?: string;
   /** Closes at once. */
   close(): Promise<void>;
   /**
@@ -293,6 +296,33 @@ export async function startServe(
       };
     }
 
+    // The sandbox console (src/console/): only where availability.ts allows it; the banner says where, or why not.
+    const consoleState = consoleAvailability({
+      sandbox: options.sandbox,
+      transport: 'http',
+      host: options.host,
+      protection: gate ? 'oauth' : bearerToken ? 'bearer' : 'none',
+      ...(options.trustProxy ? { trustProxy: true } : {}),
+    });
+    const sandboxConsole =
+      options.sandbox && consoleState.served
+        ? (await import('../console/sandboxConsole.js')).startSandboxConsole({
+            toolSet,
+            services: services.map((service) => ({
+              id: service.id,
+              title: service.title,
+              prefix: service.definition.prefix,
+            })),
+            emulators: emulators.map(({ id, emulator }) => ({ service: id, url: emulator.url })),
+            // The secret ones, as their flags name them (a site id or a region is no secret).
+            credentials: emulators.flatMap(({ emulator }) =>
+              Object.entries(emulator.credentials)
+                .filter(([flag]) => /token|key|secret/i.test(flag))
+                .map(([, value]) => value),
+            ),
+          })
+        : undefined;
+    if (sandboxConsole) closers.push(async () => sandboxConsole.close());
     const server = await serveHttp(
       toolSet,
       { host: options.host, port: options.port },
@@ -306,6 +336,7 @@ export async function startServe(
           : {}),
         ...(options.trustProxy ? { trustProxy: true } : {}),
         readiness,
+        ...(sandboxConsole ? { mount: sandboxConsole.mount } : {}),
         metrics: metricsText,
         ...(options.metricsPort !== undefined ? { metricsPort: options.metricsPort } : {}),
         limits: {
@@ -328,11 +359,19 @@ export async function startServe(
       options.shutdownGrace !== undefined ? options.shutdownGrace * 1000 : DEFAULT_SHUTDOWN_GRACE_MS;
     // Calls in flight first (they still use the emulators, Redis and the OAuth state), then everything else.
     const shutdown = async () => {
+      // An open console page holds an event stream: ended first, or the drain would wait the whole grace for it.
+      sandboxConsole?.close();
       await server.drain(graceMs);
       await close();
     };
     const { protection } = serving;
     const url = protection.kind === 'oauth' ? protection.resource : server.url;
+    const consoleUrl = sandboxConsole ? new URL('/', url).href : undefined;
+    const consoleLine = consoleUrl
+      ? { url: consoleUrl }
+      : consoleState.served
+        ? undefined
+        : { reason: consoleState.reason };
     printBanner({
       url,
       toolSet,
@@ -340,10 +379,12 @@ export async function startServe(
       emulators,
       protection,
       ...(options.discovery ? { discovery: true } : {}),
+      ...(options.sandbox && consoleLine ? { console: consoleLine } : {}),
     });
     return {
       url,
       boundUrl: server.url,
+      ...(consoleUrl ? { consoleUrl } : {}),
       protection,
       ...(server.metricsUrl ? { metricsUrl: server.metricsUrl } : {}),
       close,

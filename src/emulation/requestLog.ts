@@ -25,6 +25,11 @@ export interface RequestLogEntry {
   durationMs: number;
   auth: AuthScheme;
   fault?: FaultKind;
+  /**
+   * The tool call that sent the request, when Switchboard's sandbox console asked its upstream client to say
+   * (the `x-switchboard-call-id` header, runtime/callEvents.ts): what joins a logged request to its call.
+   */
+  callId?: string;
 }
 
 export class RequestLog {
@@ -136,6 +141,14 @@ function rawPath(url: string): string {
   return end < 0 || end < pathStart ? url.slice(pathStart) : url.slice(pathStart, end);
 }
 
+/** Sent by Switchboard's upstream client to the sandbox console's emulators only (runtime/callEvents.ts). */
+const CALL_ID_HEADER = 'x-switchboard-call-id';
+
+/** A call id as Switchboard makes them (a UUID); anything else a client sends is not kept. */
+function callIdOf(header: string | undefined): { callId?: string } {
+  return header && /^[0-9a-f-]{36}$/i.test(header) ? { callId: header } : {};
+}
+
 /** Records every upstream request (not emulator controls) once its response, or its drop, is known. */
 export function requestLogMiddleware(
   log: RequestLog,
@@ -170,6 +183,7 @@ export function requestLogMiddleware(
         durationMs: Math.round((performance.now() - started) * 100) / 100,
         auth: parseAuthorization(c.req.header('authorization')).scheme,
         ...(fault ? { fault } : {}),
+        ...callIdOf(c.req.header(CALL_ID_HEADER)),
       });
     }
   };

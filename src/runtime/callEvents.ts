@@ -62,12 +62,19 @@ export interface ToolCallStarted {
   request: CallRequestInfo | undefined;
   /** performance.now() at the start. */
   startedAt: number;
+  /**
+   * The arguments as the client sent them (the sandbox console shows them). Unredacted, unchecked caller input:
+   * a consumer that shows or stores them passes them through secrets.ts `redactValue` first.
+   */
+  arguments?: unknown;
 }
 
 export interface ToolCallEnded extends ToolCallOutcome {
   type: 'tool_call_ended';
   call: ToolCallStarted;
   durationMs: number;
+  /** The result the client gets (a CallToolResult), when the run returned one; redact before showing it. */
+  result?: unknown;
 }
 
 export interface UpstreamRequestStarted {
@@ -204,6 +211,7 @@ export async function observeToolCall<R>(
   request: CallRequestInfo | undefined,
   run: () => Promise<R>,
   outcomeOf: (result: R) => ToolCallOutcome,
+  args?: unknown,
 ): Promise<R> {
   const parent = currentCall.getStore();
   const started: ToolCallStarted = {
@@ -215,12 +223,15 @@ export async function observeToolCall<R>(
     specName: tool.specName,
     request: request ?? parent?.request,
     startedAt: performance.now(),
+    ...(args === undefined ? {} : { arguments: args }),
   };
   callEvents.emit(started);
   let ended: ToolCallOutcome = { outcome: 'protocol_error', protocolErrorCode: INTERNAL_ERROR };
+  let returned: { result: R } | undefined;
   try {
     const result = await (callEvents.correlated ? currentCall.run(started, run) : run());
     ended = outcomeOf(result);
+    returned = { result };
     return result;
   } finally {
     callEvents.emit({
@@ -230,8 +241,40 @@ export async function observeToolCall<R>(
       errorKind: ended.errorKind,
       protocolErrorCode: ended.protocolErrorCode,
       durationMs: performance.now() - started.startedAt,
+      ...(returned ? { result: returned.result } : {}),
     });
   }
+}
+
+/**
+ * The header that tells an upstream which tool call a request belongs to. Sent only to the origins registered
+ * with `shareCallIdWith` (the sandbox console registers its in-process emulators, whose request log records it),
+ * and only while a correlating listener makes the call id known: never to a real upstream.
+ */
+export const CALL_ID_HEADER = 'x-switchboard-call-id';
+
+const callIdOrigins = new Map<string, number>();
+
+/** Upstream origins (`http://127.0.0.1:4010`) that get CALL_ID_HEADER from now on; returns the undo. */
+export function shareCallIdWith(origins: readonly string[]): () => void {
+  for (const origin of origins) callIdOrigins.set(origin, (callIdOrigins.get(origin) ?? 0) + 1);
+  let undone = false;
+  return () => {
+    if (undone) return;
+    undone = true;
+    for (const origin of origins) {
+      const left = (callIdOrigins.get(origin) ?? 1) - 1;
+      if (left > 0) callIdOrigins.set(origin, left);
+      else callIdOrigins.delete(origin);
+    }
+  };
+}
+
+/** The call-id header for a request to `url`, when its origin is registered and a call is current. */
+export function callIdHeaderFor(url: URL): Record<string, string> | undefined {
+  if (callIdOrigins.size === 0 || !callIdOrigins.has(url.origin)) return undefined;
+  const callId = currentCall.getStore()?.callId;
+  return callId ? { [CALL_ID_HEADER]: callId } : undefined;
 }
 
 const INTERNAL_ERROR = -32603;

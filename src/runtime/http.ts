@@ -2,7 +2,13 @@
 // repeating is safe, Retry-After honoured, client-side rate limits, percent-encoded paths, and errors that carry
 // status, upstream message, retryability and a hint. Secrets never leave through it.
 
-import { callEvents, rateLimitAcquired, upstreamRequestEnded, upstreamRequestStarted } from './callEvents.js';
+import {
+  callEvents,
+  callIdHeaderFor,
+  rateLimitAcquired,
+  upstreamRequestEnded,
+  upstreamRequestStarted,
+} from './callEvents.js';
 import { type ErrorKind, ToolError } from './errors.js';
 import { log } from './log.js';
 import { type RateBudget, sleep } from './rateLimiter.js';
@@ -129,6 +135,8 @@ export class UpstreamClient {
       'user-agent': this.opts.userAgent,
       ...(req.anonymous ? {} : this.opts.authHeaders()),
     };
+    // The sandbox console's emulators learn which tool call sent the request (callEvents.ts CALL_ID_HEADER).
+    if (callEvents.correlated) Object.assign(headers, callIdHeaderFor(url));
     let body: string | undefined;
     if (req.body !== undefined) {
       headers['content-type'] = 'application/json';

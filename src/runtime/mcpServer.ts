@@ -231,6 +231,7 @@ export async function runToolCall(
     options.caller,
     () => executeToolCall(toolSet, tool, args, options),
     outcomeOf,
+    args,
   );
 }
 

@@ -106,9 +106,24 @@ export interface HttpOptions {
    * an auth gate may name the forwarded origin. Only behind a proxy that sets these headers itself.
    */
   trustProxy?: boolean;
+  /** Routes served beside the MCP endpoint behind its guards (the sandbox console); mounted before `/`'s JSON. */
+  mount?: (app: Hono, access: GuardedAccess) => void;
 }
 
 export const MCP_PATH = '/mcp';
+
+/**
+ * What a part served beside the MCP endpoint gets (the sandbox console, src/console/): the endpoint's own guards,
+ * and MCP servers built as the endpoint builds them.
+ */
+export interface GuardedAccess {
+  /** The Host and Origin checks alone: for what carries no data (a page's code). */
+  refuseForeignHost(request: Request): Response | undefined;
+  /** Every guard of the MCP endpoint: Host and Origin, then the bearer token or the auth gate. */
+  guard(request: Request): Promise<Response | { authInfo?: AuthInfo }>;
+  /** A server over the whole set (never its discovery view) for this verified caller, as the endpoint builds one. */
+  mcpServer(authInfo?: AuthInfo): ReturnType<typeof createMcpServer>;
+}
 
 /**
  * Largest tools/call body accepted over HTTP. The SDK's default (4 MiB) is below what the store's attachment
@@ -331,6 +346,11 @@ export function createHttpApp(
       return metricsResponse(metrics);
     });
   }
+  options.mount?.(app, {
+    refuseForeignHost,
+    guard,
+    mcpServer: (authInfo) => serverFor(toolSet, 'legacy', authInfo),
+  });
   app.get(
     '/',
     (c) =>

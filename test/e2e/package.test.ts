@@ -196,12 +196,19 @@ describe('the npm package', () => {
   it('packs the built program, the README and its docs, and nothing else', () => {
     const paths = packed.files.map((file) => file.path);
     expect(paths).toEqual(
-      expect.arrayContaining(['package.json', 'README.md', 'dist/cli/main.js', 'dist/cli/tool-list.json']),
+      expect.arrayContaining([
+        'package.json',
+        'README.md',
+        'dist/cli/main.js',
+        'dist/cli/tool-list.json',
+        'dist/cli/console/index.html',
+      ]),
     );
     const outside = paths.filter(
       (path) =>
         !['package.json', 'README.md', 'LICENSE'].includes(path) &&
         !/^dist\/cli\/[\w.-]+\.(js|json)$/.test(path) &&
+        !/^dist\/cli\/console\/(index\.html|app\.js|app\.css)$/.test(path) &&
         !/^docs\/[\w.-]+\.md$/.test(path),
     );
     expect(outside).toEqual([]);
@@ -219,7 +226,8 @@ describe('the npm package', () => {
     for (const path of paths) {
       if (!path.endsWith('.js')) continue;
       const code = readFileSync(join(installed, path), 'utf8');
-      for (const [, chunk] of code.matchAll(/["']\.\/([\w.-]+\.js)["']/g)) {
+      // Static and dynamic imports of a chunk beside the file (`from"./chunk-X.js"`, `import("./x-Y.js")`).
+      for (const [, chunk] of code.matchAll(/(?:from|import\()\s*["']\.\/([\w.-]+\.js)["']/g)) {
         if (!paths.has(`dist/cli/${chunk}`)) missing.push(`${path} -> ${chunk}`);
       }
     }
