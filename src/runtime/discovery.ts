@@ -107,7 +107,7 @@ export function discoveryToolSet(inner: ToolSet): ToolSet {
     description:
       'Finds the tools for a task, best first, with the inputSchema call_tool needs. Describe the task as you would to a colleague.',
     input: searchInput,
-    output: searchOutput,
+    output: () => searchOutput,
     hints: { readOnlyHint: true, destructiveHint: false, idempotentHint: true, openWorldHint: false },
     run: async (args) => {
       const { query, limit } = args as z.output<typeof searchInput>;

@@ -19,27 +19,55 @@ type JsonSchema = Record<string, unknown>;
 export type OutputSchemaTable = Readonly<Record<string, z.ZodType>>;
 
 /**
+ * A table built on its first use rather than when its module loads. The built program lists tools from the list
+ * written at build time (src/docs/prebuiltToolList.ts), so it never needs the tables to start: constructing their
+ * zod schemas at every start would cost more than the rest of the services' modules together (measured: about
+ * 30 ms of a 300 ms `serve store` start).
+ */
+export function lazyTable<T extends OutputSchemaTable>(build: () => T): () => T {
+  let table: T | undefined;
+  return () => {
+    table ??= build();
+    return table;
+  };
+}
+
+/**
  * `tools` with their output schemas from `table`. Every tool must have exactly one entry and every entry must
- * name a tool: a tool without one, or a name that is no tool (a typo, a renamed tool), fails at start-up.
+ * name a tool: a tool without one, or a name that is no tool (a typo, a renamed tool), is refused, naming them.
+ * A table given as an object is checked at once; a lazy one (lazyTable) when a schema is first asked for, which
+ * is when the tools/list entries are made: at start from the sources, at build time for the built program.
  */
 export function withOutputSchemas<Ctx>(
   tools: readonly ToolDefinition<Ctx>[],
-  table: OutputSchemaTable,
+  table: OutputSchemaTable | (() => OutputSchemaTable),
 ): ToolDefinition<Ctx>[] {
   const names = new Set(tools.map((tool) => tool.name));
+  if (typeof table !== 'function') {
+    checkTable(names, table);
+    return tools.map((tool) => ({ ...tool, output: () => table[tool.name]! }));
+  }
+  const checked = lazyTable(() => {
+    const built = table();
+    checkTable(names, built);
+    return built;
+  });
+  return tools.map((tool) => ({ ...tool, output: () => checked()[tool.name]! }));
+}
+
+function checkTable(names: ReadonlySet<string>, table: OutputSchemaTable): void {
   const unknown = Object.keys(table).filter((name) => !names.has(name));
   if (unknown.length > 0) {
     throw new Error(
       `Output schemas for unknown tools: ${unknown.join(', ')}. Rename or remove these entries of the table; its tools are ${[...names].join(', ')}.`,
     );
   }
-  const missing = tools.filter((tool) => !Object.hasOwn(table, tool.name)).map((tool) => tool.name);
+  const missing = [...names].filter((name) => !Object.hasOwn(table, name));
   if (missing.length > 0) {
     throw new Error(
       `No output schema for ${missing.join(', ')}: add an entry for each to the service's output schema table.`,
     );
   }
-  return tools.map((tool) => ({ ...tool, output: table[tool.name]! }));
 }
 
 /**
@@ -73,7 +101,7 @@ export function publishedOutputSchema(definition: ToolDefinition<unknown>): Json
   if (!definition.output) return undefined;
   let schema = published.get(definition);
   if (!schema) {
-    schema = combine(outputJsonSchema(definition.output), hasSchemaMode(definition));
+    schema = combine(outputJsonSchema(definition.output()), hasSchemaMode(definition));
     published.set(definition, schema);
   }
   return schema;

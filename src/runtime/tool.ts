@@ -58,9 +58,10 @@ export interface ToolDefinition<Ctx> {
   outcomeCheck?: OutcomeCheck;
   /**
    * What a successful call's structuredContent holds (an object schema, or a union of them), attached from the
-   * service's table by withOutputSchemas; published with what all results share (runtime/outputSchemas.ts).
+   * service's table by withOutputSchemas; published with what all results share (runtime/outputSchemas.ts). A
+   * function: the tables are built only when a list entry is made (not at all by the built program's start).
    */
-  output?: z.ZodType;
+  output?: () => z.ZodType;
   /**
    * Endpoint rows: the upstream query parameter each argument becomes (upstream name -> argument). The result
    * budget recognises page-size and cursor arguments by these upstream names (runtime/paging.ts).

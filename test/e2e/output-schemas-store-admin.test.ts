@@ -38,7 +38,7 @@ type Structured = any;
 // shapes only, without the branches every tool shares (a cut result, schema mode, an error).
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 const validators = new Map(
-  Object.entries(STORE_ADMIN_OUTPUT_SCHEMAS).map(([name, schema]) => [
+  Object.entries(STORE_ADMIN_OUTPUT_SCHEMAS()).map(([name, schema]) => [
     name,
     ajv.compile(outputJsonSchema(schema)),
   ]),
@@ -76,7 +76,7 @@ async function connectAt(revision: Revision, upstream: StoreEmulatorHandle): Pro
 }
 
 it('the admin table has one entry per tool of the workspaces, enterprise, audit, scim and bulk toolsets', () => {
-  expect(Object.keys(STORE_ADMIN_OUTPUT_SCHEMAS).sort()).toEqual([...ADMIN_TOOLS].sort());
+  expect(Object.keys(STORE_ADMIN_OUTPUT_SCHEMAS()).sort()).toEqual([...ADMIN_TOOLS].sort());
   expect(ADMIN_TOOLS).toHaveLength(48);
 });
 

@@ -26,7 +26,7 @@ const DATA_TOOLS = DATA_TOOLSETS.flatMap((name) => STORE_TOOLSETS[name].tools as
 const ajv = new Ajv2020({ allErrors: true, strict: false });
 /** Each tool's success schema converted exactly as tools/list publishes it (runtime/outputSchemas.ts). */
 const validators = new Map(
-  Object.entries(STORE_DATA_OUTPUT_SCHEMAS).map(([tool, schema]) => [
+  Object.entries(STORE_DATA_OUTPUT_SCHEMAS()).map(([tool, schema]) => [
     tool,
     ajv.compile(outputJsonSchema(schema)),
   ]),
@@ -385,7 +385,7 @@ describe.each(REVISIONS)('StoreApi data toolsets on %s: every result fits its ou
 
 describe('StoreApi data toolsets: the schema table', () => {
   it('has one entry for each tool of the data toolsets, and no other', () => {
-    expect(Object.keys(STORE_DATA_OUTPUT_SCHEMAS).sort()).toEqual([...DATA_TOOLS].sort());
+    expect(Object.keys(STORE_DATA_OUTPUT_SCHEMAS()).sort()).toEqual([...DATA_TOOLS].sort());
   });
 });
 

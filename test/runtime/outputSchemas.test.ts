@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { READ_ONLY } from '../../src/runtime/hints.js';
 import {
   compactOutputSchema,
+  lazyTable,
   publishedOutputSchema,
   withOutputSchemas,
 } from '../../src/runtime/outputSchemas.js';
@@ -31,7 +32,7 @@ describe('withOutputSchemas', () => {
       ListThings: z.looseObject({ items: z.array(thing) }),
     });
     expect(wired.map((t) => t.output !== undefined)).toEqual([true, true]);
-    expect(wired[0]!.output).toBe(thing);
+    expect(wired[0]!.output?.()).toBe(thing);
   });
 
   it('refuses a table that misses a tool, naming it', () => {
@@ -155,5 +156,21 @@ describe('compactOutputSchema', () => {
         closed: { type: 'object', additionalProperties: false },
       },
     });
+  });
+});
+
+describe('a lazy table (lazyTable)', () => {
+  it('is built on the first schema asked for, and checked then', () => {
+    let built = 0;
+    const table = lazyTable(() => {
+      built++;
+      return { GetThing: z.looseObject({ id: z.string() }) };
+    });
+    const [wired] = withOutputSchemas([tool('GetThing')], table);
+    expect(built).toBe(0);
+    expect(wired!.output?.()).toBe(table().GetThing);
+    expect(built).toBe(1);
+    const [missing] = withOutputSchemas([tool('GetThing'), tool('ListThings')], table);
+    expect(() => missing!.output?.()).toThrow(/No output schema for ListThings/);
   });
 });

@@ -5,45 +5,49 @@
 // answer, errors) is added by runtime/outputSchemas.ts.
 
 import { z } from 'zod';
+import { lazyTable } from '../../runtime/outputSchemas.js';
 
-/** An empty upstream answer made explicit: the HTTP status says which (200 or 204). */
-const accepted = z.looseObject({ success: z.literal(true), status: z.number() });
+/** Built on its first use (runtime/outputSchemas.ts lazyTable): the built program starts without it. */
+export const MESSAGING_OUTPUT_SCHEMAS = lazyTable(() => {
+  /** An empty upstream answer made explicit: the HTTP status says which (200 or 204). */
+  const accepted = z.looseObject({ success: z.literal(true), status: z.number() });
 
-export const MESSAGING_OUTPUT_SCHEMAS = {
-  GetTrackApiRegion: z.looseObject({
-    url: z.string(),
-    region: z.string(),
-    environment_id: z.number().optional(),
-  }),
-  UpdateOrAddPerson: accepted,
-  DeleteCustomer: accepted,
-  AddDeviceToCustomerProfile: accepted,
-  RemoveCustomerDevice: accepted,
-  SuppressCustomerProfile: accepted,
-  UnsuppressCustomerProfile: accepted,
-  GlobalUnsubscribeUser: accepted,
-  SendCustomerEvent: accepted,
-  TrackAnonymousEvent: accepted,
-  SubmitFormResponse: accepted,
-  MergeCustomerProfiles: accepted,
-  ReportCustomMetrics: accepted,
-  AddPeopleToSegment: accepted,
-  RemoveUserFromSegment: accepted,
-  ManageEntity: accepted,
-  BatchProcessRequests: z.looseObject({
-    success: z.boolean(),
-    status: z.number(),
-    /** How many operations of the batch the upstream took. */
-    accepted: z.number(),
-    partial: z.literal(true).optional(),
-    failed: z
-      .array(
-        z.looseObject({
-          batch_index: z.number(),
-          operation: z.looseObject({ type: z.string(), action: z.string() }).optional(),
-        }),
-      )
-      .optional(),
-    hint: z.string().optional(),
-  }),
-} satisfies Record<string, z.ZodType>;
+  return {
+    GetTrackApiRegion: z.looseObject({
+      url: z.string(),
+      region: z.string(),
+      environment_id: z.number().optional(),
+    }),
+    UpdateOrAddPerson: accepted,
+    DeleteCustomer: accepted,
+    AddDeviceToCustomerProfile: accepted,
+    RemoveCustomerDevice: accepted,
+    SuppressCustomerProfile: accepted,
+    UnsuppressCustomerProfile: accepted,
+    GlobalUnsubscribeUser: accepted,
+    SendCustomerEvent: accepted,
+    TrackAnonymousEvent: accepted,
+    SubmitFormResponse: accepted,
+    MergeCustomerProfiles: accepted,
+    ReportCustomMetrics: accepted,
+    AddPeopleToSegment: accepted,
+    RemoveUserFromSegment: accepted,
+    ManageEntity: accepted,
+    BatchProcessRequests: z.looseObject({
+      success: z.boolean(),
+      status: z.number(),
+      /** How many operations of the batch the upstream took. */
+      accepted: z.number(),
+      partial: z.literal(true).optional(),
+      failed: z
+        .array(
+          z.looseObject({
+            batch_index: z.number(),
+            operation: z.looseObject({ type: z.string(), action: z.string() }).optional(),
+          }),
+        )
+        .optional(),
+      hint: z.string().optional(),
+    }),
+  } satisfies Record<string, z.ZodType>;
+});

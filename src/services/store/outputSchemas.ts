@@ -4,6 +4,7 @@
 // parts is a mistake the assembly refuses, so that neither part silently replaces the other's schema.
 
 import type { z } from 'zod';
+import { lazyTable } from '../../runtime/outputSchemas.js';
 import { STORE_ADMIN_OUTPUT_SCHEMAS } from './outputSchemas/admin.js';
 import { STORE_DATA_OUTPUT_SCHEMAS } from './outputSchemas/data.js';
 
@@ -20,4 +21,6 @@ function assemble<A extends Record<string, z.ZodObject>, B extends Record<string
   return { ...data, ...admin };
 }
 
-export const STORE_OUTPUT_SCHEMAS = assemble(STORE_DATA_OUTPUT_SCHEMAS, STORE_ADMIN_OUTPUT_SCHEMAS);
+export const STORE_OUTPUT_SCHEMAS = lazyTable(() =>
+  assemble(STORE_DATA_OUTPUT_SCHEMAS(), STORE_ADMIN_OUTPUT_SCHEMAS()),
+);
