@@ -52,9 +52,11 @@ export interface EndpointToolRow<Ctx, S extends z.ZodObject> {
   endpoint: EndpointSpec;
   /**
    * Schema mode: the tool also takes `mode` and `request_body`, and this schema is the request body's contract.
-   * In execute mode every path parameter becomes required.
+   * In execute mode every path parameter becomes required. Given as a loader, the schema is loaded on the first
+   * call that needs it: a service's body schemas are the costliest part of its modules to build, and listing the
+   * tools never needs them.
    */
-  requestBody?: z.ZodType;
+  requestBody?: z.ZodType | RequestBodyLoader;
   /** Checks that span several arguments (or that the schema cannot say); each issue refuses the call. */
   check?: (args: z.output<S>) => ArgumentIssue[];
   /** The client for this call: per call, so a per-user credential can be chosen. */
@@ -63,8 +65,18 @@ export interface EndpointToolRow<Ctx, S extends z.ZodObject> {
   shape?: (response: UpstreamResponse, args: z.output<S>, requestBody: unknown, ctx: Ctx) => unknown;
 }
 
+/** Loads a request body schema (with its module) on first use. */
+export type RequestBodyLoader = () => Promise<z.ZodType>;
+
 export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ctx, S>): ToolDefinition<Ctx> {
-  const { endpoint, requestBody } = row;
+  const { endpoint } = row;
+  const bodySchema = row.requestBody;
+  const requestBody =
+    bodySchema === undefined
+      ? undefined
+      : typeof bodySchema === 'function'
+        ? bodySchema
+        : () => Promise.resolve(bodySchema);
   const { method, path } = endpoint.operation;
   const placeholders = [...path.matchAll(/\{([A-Za-z0-9_]+)\}/g)].map((match) => match[1]!);
   const fieldOf = (placeholder: string) => endpoint.pathParams?.[placeholder] ?? placeholder;
@@ -81,7 +93,7 @@ export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ct
       const values = args as Record<string, unknown>;
       let body: unknown;
       if (requestBody && values.mode === 'get_request_schema') {
-        return { tool: call.toolName, request_body: requestBodyDocument(requestBody) };
+        return { tool: call.toolName, request_body: requestBodyDocument(await requestBody()) };
       }
       const problems = row.check?.(args as z.output<S>) ?? [];
       if (problems.length > 0) {
@@ -102,7 +114,7 @@ export function endpointTool<Ctx, S extends z.ZodObject>(row: EndpointToolRow<Ct
         }
         const parsed = parseRequestBody(
           values.request_body as string | undefined,
-          requestBody,
+          await requestBody(),
           call.toolName,
         );
         if (!parsed.ok) throw parsed.error;

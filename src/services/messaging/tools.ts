@@ -3,7 +3,7 @@
 // upstream operation in endpoints.ts, and takes from it whether the upstream wants credentials (`anonymous`).
 
 import { z } from 'zod';
-import { endpointTool, isEmptyBody } from '../../runtime/endpoint.js';
+import { endpointTool, isEmptyBody, type RequestBodyLoader } from '../../runtime/endpoint.js';
 import { CREATE, DESTROY, MIXED, READ_ONLY, UPDATE } from '../../runtime/hints.js';
 import type { UpstreamResponse } from '../../runtime/http.js';
 import {
@@ -15,7 +15,13 @@ import {
 } from '../../runtime/tool.js';
 import type { MessagingClient } from './client.js';
 import { MESSAGING_OPERATIONS } from './endpoints.js';
-import { MESSAGING_BODIES } from './schemas.js';
+
+type MessagingBodies = typeof import('./schemas.js').MESSAGING_BODIES;
+
+/** The request body schema `name`, loaded with the body schemas on the first call that needs it, not at start. */
+function messagingBody(name: keyof MessagingBodies): RequestBodyLoader {
+  return async () => (await import('./schemas.js')).MESSAGING_BODIES[name];
+}
 
 export interface MessagingContext {
   track: MessagingClient;
@@ -93,7 +99,7 @@ const tools = [
     input: z.object({
       person_identifier: person(`${PERSON}; msg_<id> to change id or email`).optional(),
     }),
-    requestBody: MESSAGING_BODIES.identify,
+    requestBody: messagingBody('identify'),
     hints: UPDATE,
     endpoint: {
       operation: MESSAGING_OPERATIONS.identify,
@@ -120,7 +126,7 @@ const tools = [
     title: 'Add or update device',
     description: "Add or update a device on a person's profile.",
     input: z.object({ unique_person_identifier: person(PERSON).optional() }),
-    requestBody: MESSAGING_BODIES.device,
+    requestBody: messagingBody('device'),
     hints: UPDATE,
     endpoint: {
       operation: MESSAGING_OPERATIONS.add_device,
@@ -199,7 +205,7 @@ const tools = [
     title: 'Send event',
     description: 'Send an event (or page or screen view) for a person.',
     input: z.object({ customer_identifier: person(PERSON).optional() }),
-    requestBody: MESSAGING_BODIES.event,
+    requestBody: messagingBody('event'),
     hints: CREATE,
     endpoint: {
       operation: MESSAGING_OPERATIONS.track,
@@ -213,7 +219,7 @@ const tools = [
     title: 'Track an anonymous event',
     description: 'Log an event for a visitor not yet identified.',
     input: z.object({}),
-    requestBody: MESSAGING_BODIES.anonymousEvent,
+    requestBody: messagingBody('anonymousEvent'),
     hints: CREATE,
     endpoint: { operation: MESSAGING_OPERATIONS.trackAnonymous },
     client,
@@ -225,7 +231,7 @@ const tools = [
     input: z.object({
       form_identifier: z.string().min(1).optional().describe('Form id; any traceable value'),
     }),
-    requestBody: MESSAGING_BODIES.form,
+    requestBody: messagingBody('form'),
     hints: CREATE,
     endpoint: {
       operation: MESSAGING_OPERATIONS.submitForm,
@@ -238,7 +244,7 @@ const tools = [
     title: 'Merge two people',
     description: 'Merge a secondary person into a primary one (irreversible).',
     input: z.object({}),
-    requestBody: MESSAGING_BODIES.merge,
+    requestBody: messagingBody('merge'),
     hints: DESTROY,
     endpoint: { operation: MESSAGING_OPERATIONS.merge, idempotent: true },
     client,
@@ -248,7 +254,7 @@ const tools = [
     title: 'Report delivery metric',
     description: 'Report a delivery metric from a channel the platform does not track.',
     input: z.object({}),
-    requestBody: MESSAGING_BODIES.metrics,
+    requestBody: messagingBody('metrics'),
     hints: CREATE,
     endpoint: { operation: MESSAGING_OPERATIONS.metrics, anonymous: MESSAGING_OPERATIONS.metrics.anonymous },
     client,
@@ -261,7 +267,7 @@ const tools = [
       segment_identifier: z.int().positive().optional(),
       identifier_type: idType.describe('What request_body ids are'),
     }),
-    requestBody: MESSAGING_BODIES.segmentMembers,
+    requestBody: messagingBody('segmentMembers'),
     hints: UPDATE,
     endpoint: {
       operation: MESSAGING_OPERATIONS.add_to_segment,
@@ -280,7 +286,7 @@ const tools = [
       segment_identifier: z.int().positive().optional(),
       identification_type: idType.describe('What request_body ids are'),
     }),
-    requestBody: MESSAGING_BODIES.segmentMembers,
+    requestBody: messagingBody('segmentMembers'),
     hints: UPDATE,
     endpoint: {
       operation: MESSAGING_OPERATIONS.remove_from_segment,
@@ -296,7 +302,7 @@ const tools = [
     title: 'Change person or object',
     description: 'One v2 operation on a person, object or delivery, incl. relationships.',
     input: z.object({}),
-    requestBody: MESSAGING_BODIES.entity,
+    requestBody: messagingBody('entity'),
     hints: MIXED,
     endpoint: { operation: MESSAGING_OPERATIONS.entity },
     client,
@@ -306,7 +312,7 @@ const tools = [
     title: 'Batch of operations',
     description: 'Many v2 operations at once; reports failed items without failing the rest.',
     input: z.object({}),
-    requestBody: MESSAGING_BODIES.batch,
+    requestBody: messagingBody('batch'),
     hints: MIXED,
     endpoint: { operation: MESSAGING_OPERATIONS.batch },
     client,

@@ -2,9 +2,7 @@
 // key or by cursor. Cells are flat values: text, numbers, dates as ISO text, or null to clear.
 
 import { z } from 'zod';
-
-/** Rows per upsert, delete or read call. */
-export const BULK_RECORDS_PER_REQUEST = 1000;
+import { BULK_RECORDS_PER_REQUEST } from './shared.js';
 
 const primaryKey = z.string().min(1, { error: 'a primary key must not be empty' });
 
@@ -101,3 +99,5 @@ export const readBulkRecordsBody = z
     title: 'Read rows',
     examples: [{ primaryKeys: ['SKU-1001'], fields: ['Name', 'Price'] }, { maxRecords: 100 }],
   });
+
+export { BULK_RECORDS_PER_REQUEST };

@@ -1,9 +1,7 @@
 // Compliance: the bodies that request an audit log export and an eDiscovery export of a base.
 
 import { z } from 'zod';
-
-/** States of an eDiscovery export. */
-export const EXPORT_STATES = ['pending', 'processing', 'error', 'done'] as const;
+import { EXPORT_STATES } from './shared.js';
 
 export const createAuditLogRequestBody = z
   .strictObject({
@@ -36,3 +34,5 @@ export const createEdiscoveryExportBody = z
       { baseId: 'appA1b2C3d4E5f6G7', includeCsvFormat: true, shouldSendEmailOnCompletion: false },
     ],
   });
+
+export { EXPORT_STATES };

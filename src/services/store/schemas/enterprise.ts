@@ -3,9 +3,8 @@
 // eDiscovery export requests are in compliance.ts.
 
 import { z } from 'zod';
+import { USER_STATES } from './shared.js';
 
-/** States of an enterprise user. */
-export const USER_STATES = ['provisioned', 'deactivated'] as const;
 /** Whether the enterprise manages a user's account. */
 export const MEMBERSHIP_STATES = ['managed', 'unmanaged'] as const;
 
@@ -188,3 +187,5 @@ export const manageEnterpriseUserBody = z
     minProperties: 1,
     examples: [{ state: 'deactivated' }, { firstName: 'Ada', lastName: 'King' }],
   });
+
+export { USER_STATES };

@@ -5,10 +5,8 @@
 
 import { distance } from 'fastest-levenshtein';
 import { z } from 'zod';
+import { FIELD_DESCRIPTION_MAX } from './shared.js';
 import { IANA_TIME_ZONES } from './timeZones.js';
-
-/** Longest field or table description, in characters. */
-export const FIELD_DESCRIPTION_MAX = 20_000;
 
 // ---- shared pieces ---------------------------------------------------------------------------------------
 
@@ -483,3 +481,5 @@ export const updateTableBody = z
     minProperties: 1,
     examples: [{ name: 'Open tasks' }, { description: 'Tasks not yet done.' }],
   });
+
+export { FIELD_DESCRIPTION_MAX };

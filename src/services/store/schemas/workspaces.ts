@@ -2,12 +2,11 @@
 // invite people or create shares.
 
 import { z } from 'zod';
+import { RESTRICTIONS } from './shared.js';
 import { oneCollaborator } from './sharing.js';
 
 /** Permission levels in a workspace: the base levels plus owner. */
 export const WORKSPACE_PERMISSION_LEVELS = ['owner', 'create', 'edit', 'comment', 'read'] as const;
-/** Who may create invites or shares in a workspace. */
-export const RESTRICTIONS = ['unrestricted', 'onlyOwners'] as const;
 
 export const createWorkspaceBody = z
   .strictObject({
@@ -91,3 +90,5 @@ export const updateWorkspaceRestrictionsBody = z
       { inviteCreationRestriction: 'unrestricted', shareCreationRestriction: 'onlyOwners' },
     ],
   });
+
+export { RESTRICTIONS };

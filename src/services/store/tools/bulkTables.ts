@@ -3,8 +3,8 @@
 
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { BULK_RECORDS_PER_REQUEST, STORE_BODIES } from '../schemas/index.js';
-import { DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
+import { BULK_RECORDS_PER_REQUEST } from '../schemas/shared.js';
+import { DESTROY, id, READ_ONLY, storeBody, storeTool, strings, UPDATE } from './shared.js';
 
 const tablePath = { enterpriseAccountId: 'enterprise_account_id', dataTableId: 'data_table_id' };
 
@@ -14,7 +14,7 @@ export const BULK_TABLE_TOOLS = [
     title: 'Delete rows by key',
     description: `Delete up to ${BULK_RECORDS_PER_REQUEST} rows of a data table by primary key.`,
     input: z.object({ enterprise_account_id: id().optional(), data_table_id: id().optional() }),
-    requestBody: STORE_BODIES.deleteBulkRecords,
+    requestBody: storeBody('deleteBulkRecords'),
     hints: DESTROY,
     endpoint: {
       operation: STORE_OPERATIONS.DeleteDataTableRecords,
@@ -64,7 +64,7 @@ export const BULK_TABLE_TOOLS = [
     title: 'Upsert rows',
     description: `Insert or update up to ${BULK_RECORDS_PER_REQUEST} rows of a data table by primary key.`,
     input: z.object({ enterprise_account_id: id().optional(), data_table_id: id().optional() }),
-    requestBody: STORE_BODIES.upsertBulkRecords,
+    requestBody: storeBody('upsertBulkRecords'),
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.UpsertDataTableRecords, pathParams: tablePath },
   }),

@@ -6,8 +6,8 @@ import { z } from 'zod';
 import type { ArgumentIssue } from '../../../runtime/errors.js';
 import type { JobFollowUp } from '../../../runtime/tool.js';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { EXPORT_STATES, STORE_BODIES } from '../schemas/index.js';
-import { CREATE, entPath, id, offset, READ_ONLY, storeTool } from './shared.js';
+import { EXPORT_STATES } from '../schemas/shared.js';
+import { CREATE, entPath, id, offset, READ_ONLY, storeBody, storeTool } from './shared.js';
 
 const dateTime = (description: string) =>
   z.iso
@@ -108,7 +108,7 @@ export const COMPLIANCE_TOOLS = [
       title: 'Request audit log export',
       description: 'Start an export of one month or day of audit log events.',
       input: z.object({ enterprise_account_id: id().optional() }),
-      requestBody: STORE_BODIES.createAuditLogRequest,
+      requestBody: storeBody('createAuditLogRequest'),
       hints: CREATE,
       endpoint: { operation: STORE_OPERATIONS.CreateAuditLogRequest, pathParams: entPath },
     }),
@@ -172,7 +172,7 @@ export const COMPLIANCE_TOOLS = [
       title: 'Start eDiscovery export',
       description: 'Start an eDiscovery export of one base.',
       input: z.object({ enterprise_account_id: id().optional() }),
-      requestBody: STORE_BODIES.createEdiscoveryExport,
+      requestBody: storeBody('createEdiscoveryExport'),
       hints: CREATE,
       endpoint: { operation: STORE_OPERATIONS.CreateEdiscoveryExport, pathParams: entPath },
     }),

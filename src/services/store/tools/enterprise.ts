@@ -4,7 +4,7 @@
 
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { STORE_BODIES, USER_STATES } from '../schemas/index.js';
+import { USER_STATES } from '../schemas/shared.js';
 import {
   airtableQuery,
   CREATE,
@@ -12,6 +12,7 @@ import {
   entPath,
   id,
   READ_ONLY,
+  storeBody,
   storeTool,
   strings,
   UPDATE,
@@ -52,7 +53,7 @@ export const ENTERPRISE_TOOLS = [
     title: 'Create descendant account',
     description: 'Create a descendant of a root account with Enterprise Hub.',
     input: z.object({ enterprise_account_id: id().optional() }),
-    requestBody: STORE_BODIES.createDescendantAccount,
+    requestBody: storeBody('createDescendantAccount'),
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateDescendantEnterprise, pathParams: entPath },
   }),
@@ -64,7 +65,7 @@ export const ENTERPRISE_TOOLS = [
       // The spec's name misleads: it is the account the groups leave.
       target_enterprise_account_id: id('Source account; the destination goes in the body').optional(),
     }),
-    requestBody: STORE_BODIES.moveUserGroups,
+    requestBody: storeBody('moveUserGroups'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.MoveUserGroups,
@@ -78,7 +79,7 @@ export const ENTERPRISE_TOOLS = [
     input: z.object({
       enterprise_account_id: id('Source account; the destination goes in the body').optional(),
     }),
-    requestBody: STORE_BODIES.moveWorkspaces,
+    requestBody: storeBody('moveWorkspaces'),
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.MoveWorkspaces, pathParams: entPath },
   }),
@@ -136,7 +137,7 @@ export const ENTERPRISE_TOOLS = [
     title: 'Update enterprise users',
     description: 'Change the state or names of enterprise users, by id or email.',
     input: z.object({ enterprise_account_id: id().optional() }),
-    requestBody: STORE_BODIES.manageEnterpriseUsers,
+    requestBody: storeBody('manageEnterpriseUsers'),
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.ManageUserBatched, pathParams: entPath, idempotent: true },
   }),
@@ -145,7 +146,7 @@ export const ENTERPRISE_TOOLS = [
     title: 'Claim or release users',
     description: 'Make users managed or unmanaged by the enterprise.',
     input: z.object({ enterprise_account_id: id().optional() }),
-    requestBody: STORE_BODIES.manageUserMembership,
+    requestBody: storeBody('manageUserMembership'),
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.ManageUserMembership, pathParams: entPath },
   }),
@@ -154,7 +155,7 @@ export const ENTERPRISE_TOOLS = [
     title: 'Grant admin access',
     description: 'Make users enterprise admins.',
     input: z.object({ enterprise_account_id: id().optional() }),
-    requestBody: STORE_BODIES.grantAdminAccess,
+    requestBody: storeBody('grantAdminAccess'),
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.GrantAdminAccess, pathParams: entPath },
   }),
@@ -163,7 +164,7 @@ export const ENTERPRISE_TOOLS = [
     title: 'Revoke admin access',
     description: 'Take enterprise admin access away from users.',
     input: z.object({ enterprise_account_id: id().optional() }),
-    requestBody: STORE_BODIES.revokeAdminAccess,
+    requestBody: storeBody('revokeAdminAccess'),
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.RevokeAdminAccess, pathParams: entPath },
   }),
@@ -260,7 +261,7 @@ export const ENTERPRISE_TOOLS = [
     title: 'Remove user from enterprise',
     description: 'Unshare a user from all enterprise assets and revoke admin access.',
     input: z.object({ enterprise_account_id: id().optional(), user_id: id().optional() }),
-    requestBody: STORE_BODIES.removeUserFromEnterprise,
+    requestBody: storeBody('removeUserFromEnterprise'),
     hints: DESTROY,
     endpoint: {
       operation: STORE_OPERATIONS.RemoveUserFromEnterprise,

@@ -3,7 +3,6 @@
 import { z } from 'zod';
 import type { ArgumentIssue } from '../../../runtime/errors.js';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { STORE_BODIES } from '../schemas/index.js';
 import {
   airtableQuery,
   CREATE,
@@ -12,6 +11,7 @@ import {
   offset,
   READ_ONLY,
   type StoreContext,
+  storeBody,
   storeTool,
   strings,
   UPDATE,
@@ -135,7 +135,7 @@ export const RECORD_TOOLS = [
       store_record_id: id().optional(),
       attachment_field_id_or_name: id().optional(),
     }),
-    requestBody: STORE_BODIES.uploadAttachment,
+    requestBody: storeBody('uploadAttachment'),
     hints: CREATE,
     endpoint: {
       operation: STORE_OPERATIONS.UploadAttachment,
@@ -180,7 +180,7 @@ export const RECORD_TOOLS = [
     title: 'Update records',
     description: 'Update up to 10 records (fields given only), or upsert.',
     input: z.object({ store_base_id: id().optional(), store_table_id_or_name: id().optional() }),
-    requestBody: STORE_BODIES.updateRecords,
+    requestBody: storeBody('updateRecords'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.UpdateMultipleRecords,
@@ -194,7 +194,7 @@ export const RECORD_TOOLS = [
     title: 'Create records',
     description: 'Create up to 10 records.',
     input: z.object({ base_id: id().optional(), table_id_or_name: id().optional() }),
-    requestBody: STORE_BODIES.createRecords,
+    requestBody: storeBody('createRecords'),
     hints: CREATE,
     endpoint: {
       operation: STORE_OPERATIONS.CreateRecords,
@@ -206,7 +206,7 @@ export const RECORD_TOOLS = [
     title: 'Replace records',
     description: 'Replace up to 10 records (fields not given are cleared), or upsert.',
     input: z.object({ base_id: id().optional(), table_identifier: id().optional() }),
-    requestBody: STORE_BODIES.replaceRecords,
+    requestBody: storeBody('replaceRecords'),
     hints: DESTROY,
     endpoint: {
       operation: STORE_OPERATIONS.ReplaceMultipleRecords,
@@ -255,7 +255,7 @@ export const RECORD_TOOLS = [
       table_id_or_name: id().optional(),
       store_record_id: id().optional(),
     }),
-    requestBody: STORE_BODIES.updateRecord,
+    requestBody: storeBody('updateRecord'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.UpdateRecord,
@@ -272,7 +272,7 @@ export const RECORD_TOOLS = [
       table_identifier: id().optional(),
       record_identifier: id().optional(),
     }),
-    requestBody: STORE_BODIES.replaceRecord,
+    requestBody: storeBody('replaceRecord'),
     hints: DESTROY,
     endpoint: {
       operation: STORE_OPERATIONS.ReplaceRecord,
@@ -306,7 +306,7 @@ export const RECORD_TOOLS = [
       table_identifier: id().optional(),
       record_identifier: id().optional(),
     }),
-    requestBody: STORE_BODIES.createComment,
+    requestBody: storeBody('createComment'),
     hints: CREATE,
     endpoint: {
       operation: STORE_OPERATIONS.CreateComment,
@@ -348,7 +348,7 @@ export const RECORD_TOOLS = [
       record_id: id().optional(),
       comment_id: id().optional(),
     }),
-    requestBody: STORE_BODIES.updateComment,
+    requestBody: storeBody('updateComment'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.UpdateComment,

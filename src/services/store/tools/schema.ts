@@ -2,7 +2,7 @@
 
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { FIELD_DESCRIPTION_MAX, STORE_BODIES } from '../schemas/index.js';
+import { FIELD_DESCRIPTION_MAX } from '../schemas/shared.js';
 import {
   airtableQuery,
   CREATE,
@@ -10,6 +10,7 @@ import {
   id,
   offset,
   READ_ONLY,
+  storeBody,
   storeTool,
   strings,
   UPDATE,
@@ -29,7 +30,7 @@ export const SCHEMA_TOOLS = [
     title: 'Create base',
     description: 'Create a base in a workspace, with its tables and fields.',
     input: z.object({}),
-    requestBody: STORE_BODIES.createBase,
+    requestBody: storeBody('createBase'),
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateBase },
   }),
@@ -59,7 +60,7 @@ export const SCHEMA_TOOLS = [
     title: 'Create table',
     description: 'Create a table with its fields.',
     input: z.object({ store_base_id: id().optional() }),
-    requestBody: STORE_BODIES.createTable,
+    requestBody: storeBody('createTable'),
     hints: CREATE,
     endpoint: {
       operation: STORE_OPERATIONS.CreateTable,
@@ -71,7 +72,7 @@ export const SCHEMA_TOOLS = [
     title: 'Update table',
     description: "Change a table's name or description.",
     input: z.object({ store_base_id: id().optional(), table_id_or_name: id().optional() }),
-    requestBody: STORE_BODIES.updateTable,
+    requestBody: storeBody('updateTable'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.UpdateTable,
@@ -84,7 +85,7 @@ export const SCHEMA_TOOLS = [
     title: 'Create field',
     description: 'Add a field to a table.',
     input: z.object({ store_base_id: id().optional(), table_id: id().optional() }),
-    requestBody: STORE_BODIES.createField,
+    requestBody: storeBody('createField'),
     hints: CREATE,
     endpoint: {
       operation: STORE_OPERATIONS.CreateField,

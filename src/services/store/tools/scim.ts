@@ -2,8 +2,7 @@
 
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { STORE_BODIES } from '../schemas/index.js';
-import { CREATE, DESTROY, id, READ_ONLY, storeTool, UPDATE } from './shared.js';
+import { CREATE, DESTROY, id, READ_ONLY, storeBody, storeTool, UPDATE } from './shared.js';
 
 export const SCIM_TOOLS = [
   storeTool({
@@ -25,7 +24,7 @@ export const SCIM_TOOLS = [
     title: 'Create SCIM group',
     description: 'Create an empty SCIM group.',
     input: z.object({}),
-    requestBody: STORE_BODIES.createScimGroup,
+    requestBody: storeBody('createScimGroup'),
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateScimGroup },
   }),
@@ -50,7 +49,7 @@ export const SCIM_TOOLS = [
     title: 'Patch SCIM group',
     description: 'Apply SCIM patch operations to a group (name, members).',
     input: z.object({ group_id: id().optional() }),
-    requestBody: STORE_BODIES.patchScimGroup,
+    requestBody: storeBody('patchScimGroup'),
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.PatchScimGroup, pathParams: { groupId: 'group_id' } },
   }),
@@ -59,7 +58,7 @@ export const SCIM_TOOLS = [
     title: 'Replace SCIM group',
     description: "Replace a group's name and whole member list.",
     input: z.object({ group_id: id().optional() }),
-    requestBody: STORE_BODIES.replaceScimGroup,
+    requestBody: storeBody('replaceScimGroup'),
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.PutScimGroup, pathParams: { groupId: 'group_id' } },
   }),
@@ -83,7 +82,7 @@ export const SCIM_TOOLS = [
     title: 'Create SCIM user',
     description: 'Provision a user (active, SSO sign-in) in the enterprise.',
     input: z.object({}),
-    requestBody: STORE_BODIES.createScimUser,
+    requestBody: storeBody('createScimUser'),
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateScimUser },
   }),
@@ -108,7 +107,7 @@ export const SCIM_TOOLS = [
     title: 'Patch SCIM user',
     description: 'Apply SCIM patch operations to a user (e.g. active, name).',
     input: z.object({ user_id: id().optional() }),
-    requestBody: STORE_BODIES.patchScimUser,
+    requestBody: storeBody('patchScimUser'),
     hints: UPDATE,
     endpoint: { operation: STORE_OPERATIONS.PatchScimUser, pathParams: { userId: 'user_id' } },
   }),
@@ -117,7 +116,7 @@ export const SCIM_TOOLS = [
     title: 'Replace SCIM user',
     description: "Replace a user's SCIM attributes.",
     input: z.object({ user_id: id().optional() }),
-    requestBody: STORE_BODIES.replaceScimUser,
+    requestBody: storeBody('replaceScimUser'),
     hints: DESTROY,
     endpoint: { operation: STORE_OPERATIONS.PutScimUser, pathParams: { userId: 'user_id' } },
   }),

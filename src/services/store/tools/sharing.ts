@@ -3,8 +3,17 @@
 
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { STORE_BODIES } from '../schemas/index.js';
-import { airtableQuery, CREATE, DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
+import {
+  airtableQuery,
+  CREATE,
+  DESTROY,
+  id,
+  READ_ONLY,
+  storeBody,
+  storeTool,
+  strings,
+  UPDATE,
+} from './shared.js';
 
 export const SHARING_TOOLS = [
   storeTool({
@@ -47,7 +56,7 @@ export const SHARING_TOOLS = [
     title: 'Turn extension on or off',
     description: 'Enable or disable an extension of a base.',
     input: z.object({ store_base_id: id().optional(), block_installation_id: id().optional() }),
-    requestBody: STORE_BODIES.manageBlockInstallation,
+    requestBody: storeBody('manageBlockInstallation'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.ManageBlockInstallation,
@@ -60,7 +69,7 @@ export const SHARING_TOOLS = [
     title: 'Add base collaborator',
     description: 'Give one user or group access to a base.',
     input: z.object({ base_id: id().optional() }),
-    requestBody: STORE_BODIES.addBaseCollaborators,
+    requestBody: storeBody('addBaseCollaborators'),
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.AddBaseCollaborator, pathParams: { baseId: 'base_id' } },
   }),
@@ -80,7 +89,7 @@ export const SHARING_TOOLS = [
     title: 'Change base access',
     description: "Change a base collaborator's permission level.",
     input: z.object({ base_identifier: id().optional(), collaborator_id: id().optional() }),
-    requestBody: STORE_BODIES.updateBaseCollaborator,
+    requestBody: storeBody('updateBaseCollaborator'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.UpdateBaseCollaborator,
@@ -110,7 +119,7 @@ export const SHARING_TOOLS = [
     title: 'Add interface collaborator',
     description: 'Give one user or group access to an interface only.',
     input: z.object({ store_base_id: id().optional(), page_bundle_id: id().optional() }),
-    requestBody: STORE_BODIES.addInterfaceCollaborator,
+    requestBody: storeBody('addInterfaceCollaborator'),
     hints: CREATE,
     endpoint: {
       operation: STORE_OPERATIONS.AddInterfaceCollaborator,
@@ -141,7 +150,7 @@ export const SHARING_TOOLS = [
       interface_page_bundle_id: id().optional(),
       collaborator_id: id().optional(),
     }),
-    requestBody: STORE_BODIES.updateInterfaceCollaborator,
+    requestBody: storeBody('updateInterfaceCollaborator'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.UpdateInterfaceCollaborator,
@@ -199,7 +208,7 @@ export const SHARING_TOOLS = [
     title: 'Turn share on or off',
     description: 'Enable or disable a share link.',
     input: z.object({ store_base_id: id().optional(), share_identifier: id().optional() }),
-    requestBody: STORE_BODIES.manageShare,
+    requestBody: storeBody('manageShare'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.ManageShare,

@@ -2,8 +2,7 @@
 
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { STORE_BODIES } from '../schemas/index.js';
-import { CREATE, DESTROY, id, READ_ONLY, storeTool, UPDATE } from './shared.js';
+import { CREATE, DESTROY, id, READ_ONLY, storeBody, storeTool, UPDATE } from './shared.js';
 
 /** The upstream returns at most 50 payloads per call. */
 const MAX_PAYLOADS = 50;
@@ -25,7 +24,7 @@ export const WEBHOOK_TOOLS = [
     title: 'Create webhook',
     description: 'Watch a base for changes; returns the id and MAC secret (shown once).',
     input: z.object({ base_id: id().optional() }),
-    requestBody: STORE_BODIES.createWebhook,
+    requestBody: storeBody('createWebhook'),
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateWebhook, pathParams: { baseId: 'base_id' } },
   }),
@@ -45,7 +44,7 @@ export const WEBHOOK_TOOLS = [
     title: 'Turn webhook pings on or off',
     description: 'Enable or disable the notification pings of a webhook.',
     input: z.object({ store_base_id: id().optional(), webhook_id: id().optional() }),
-    requestBody: STORE_BODIES.toggleWebhookNotifications,
+    requestBody: storeBody('toggleWebhookNotifications'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.EnableWebhookNotifications,

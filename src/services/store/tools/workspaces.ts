@@ -3,8 +3,18 @@
 
 import { z } from 'zod';
 import { STORE_OPERATIONS } from '../endpoints.js';
-import { RESTRICTIONS, STORE_BODIES } from '../schemas/index.js';
-import { airtableQuery, CREATE, DESTROY, id, READ_ONLY, storeTool, strings, UPDATE } from './shared.js';
+import { RESTRICTIONS } from '../schemas/shared.js';
+import {
+  airtableQuery,
+  CREATE,
+  DESTROY,
+  id,
+  READ_ONLY,
+  storeBody,
+  storeTool,
+  strings,
+  UPDATE,
+} from './shared.js';
 
 export const WORKSPACE_TOOLS = [
   storeTool({
@@ -12,7 +22,7 @@ export const WORKSPACE_TOOLS = [
     title: 'Create workspace',
     description: 'Create a workspace in an enterprise account.',
     input: z.object({}),
-    requestBody: STORE_BODIES.createWorkspace,
+    requestBody: storeBody('createWorkspace'),
     hints: CREATE,
     endpoint: { operation: STORE_OPERATIONS.CreateWorkspace },
   }),
@@ -45,7 +55,7 @@ export const WORKSPACE_TOOLS = [
     title: 'Add workspace collaborator',
     description: 'Give one user or group access to a workspace.',
     input: z.object({ workspace_id: id().optional() }),
-    requestBody: STORE_BODIES.addWorkspaceCollaborators,
+    requestBody: storeBody('addWorkspaceCollaborators'),
     hints: CREATE,
     endpoint: {
       operation: STORE_OPERATIONS.AddWorkspaceCollaborator,
@@ -68,7 +78,7 @@ export const WORKSPACE_TOOLS = [
     title: 'Change workspace access',
     description: "Change a workspace collaborator's permission level.",
     input: z.object({ workspace_id: id().optional(), collaborator_id: id().optional() }),
-    requestBody: STORE_BODIES.updateWorkspaceCollaborator,
+    requestBody: storeBody('updateWorkspaceCollaborator'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.UpdateWorkspaceCollaborator,
@@ -95,7 +105,7 @@ export const WORKSPACE_TOOLS = [
       // The spec's name misleads: it is the workspace the base leaves.
       target_workspace_id: id('Source workspace; the destination goes in the body').optional(),
     }),
-    requestBody: STORE_BODIES.moveBase,
+    requestBody: storeBody('moveBase'),
     hints: UPDATE,
     endpoint: {
       operation: STORE_OPERATIONS.MoveBase,
