@@ -17,49 +17,15 @@ import {
 } from '../runtime/callEvents.js';
 import { log } from '../runtime/log.js';
 import { redactValue } from '../runtime/secrets.js';
+import type { CallOutcomeShown, ConsoleCall, ConsoleUpstream } from './timelineTypes.js';
+
+export type { CallOutcomeShown, ConsoleCall, ConsoleUpstream };
 
 /** Calls kept for a page that opens later: enough for an agent's session, small enough to send at once. */
 export const CONSOLE_FEED_CAPACITY = 200;
 
 /** A shown value (arguments, a result, a request body) longer than this, as JSON, is cut. */
 export const MAX_SHOWN_CHARS = 20_000;
-
-export type CallOutcomeShown = 'running' | 'ok' | 'tool_error' | 'protocol_error' | 'cancelled';
-
-/** One tool call as the timeline shows it (contract: `Call`). */
-export interface ConsoleCall {
-  id: string;
-  parentId: string | null;
-  service: string;
-  tool: string;
-  client: string | null;
-  startedAt: string;
-  durationMs: number | null;
-  outcome: CallOutcomeShown;
-  errorKind: string | null;
-  arguments: unknown;
-  result: unknown;
-  upstream: ConsoleUpstream[];
-}
-
-/** One request an emulator served for a call (contract: `Upstream`). */
-export interface ConsoleUpstream {
-  seq: number;
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  body: unknown;
-  /** 0: the connection was dropped (a `drop` fault). */
-  status: number;
-  durationMs: number;
-  fault: string | null;
-  /** How long the client-side rate limiter held the request before it was sent, when it did. */
-  rateLimitWaitMs: number | null;
-  /** The emulator answered 429. */
-  rateLimited: boolean;
-  time: string;
-  emulator: string;
-}
 
 /** An emulator the console watches: its service id (`store`) and its address. */
 export interface WatchedEmulator {

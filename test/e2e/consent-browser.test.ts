@@ -6,22 +6,19 @@
 // Needs /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it). Without it the test is skipped
 // and says so.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type BrowserContext, chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, INSTALL_CHROMIUM } from '../support/chromium.js';
 import { connectCli } from './harness.js';
 import { loginEnv, spawnLogin, tempCredentials } from './loginHarness.js';
 import { type StoreEmulatorHandle, startStore } from './storeHarness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const INSTALL = 'apt-get install -y chromium';
-
 // Without chromium, test/setup/notes.ts says once, before the run, that these tests are skipped and why.
 describe.skipIf(!HAVE_CHROMIUM)(
-  `the consent page in headless chromium (needs ${CHROMIUM}: ${INSTALL})`,
+  `the consent page in headless chromium (needs ${CHROMIUM}: ${INSTALL_CHROMIUM})`,
   () => {
     let upstream: StoreEmulatorHandle;
     let grace: { id: string; email: string; name: string };
@@ -38,15 +35,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       context = await chromium.launchPersistentContext(profile, {
         executablePath: CHROMIUM,
         headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: CHROMIUM_ARGS,
       });
     });
 

@@ -5,17 +5,15 @@
 // Needs /usr/bin/chromium (`apt-get install -y chromium`; .ci/run installs it). Without it the tests are skipped
 // and say so.
 
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { type Browser, chromium, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM, INSTALL_CHROMIUM } from '../support/chromium.js';
 import { spawnCli } from './harness.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const HAVE_CHROMIUM = existsSync(CHROMIUM);
-const INSTALL = 'apt-get install -y chromium';
 type Revision = '2025-11-25' | '2026-07-28';
 
 /** Everything a browser wait may take on a loaded CI machine; nothing here is timed. */
@@ -84,7 +82,7 @@ async function createRecord(agent: Agent, name: string): Promise<string> {
 
 // Without chromium, test/setup/notes.ts says once, before the run, that these tests are skipped and why.
 describe.skipIf(!HAVE_CHROMIUM)(
-  `the sandbox console in headless chromium (needs ${CHROMIUM}: ${INSTALL})`,
+  `the sandbox console in headless chromium (needs ${CHROMIUM}: ${INSTALL_CHROMIUM})`,
   () => {
     let dataDir: string;
     let server: ReturnType<typeof spawnCli>;
@@ -107,15 +105,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
       browser = await chromium.launch({
         executablePath: CHROMIUM,
         headless: true,
-        args: [
-          '--no-sandbox',
-          '--disable-gpu',
-          '--disable-quic',
-          '--no-first-run',
-          '--disable-background-networking',
-          '--disable-component-update',
-          '--disable-sync',
-        ],
+        args: CHROMIUM_ARGS,
       });
       page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
       // The page fetches nothing but its own origin: no CDN, no fonts.

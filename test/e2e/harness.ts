@@ -43,12 +43,25 @@ export interface Connected {
   close(): Promise<void>;
 }
 
+/** The protocol revisions tests pin: 2025-11-25 is what most clients speak, 2026-07-28 the current one. */
+export type Revision = '2025-11-25' | '2026-07-28';
+
 export async function connectClient(
   transport: StdioClientTransport | StreamableHTTPClientTransport,
   closeExtra?: () => Promise<void>,
+  /** Pins the revision the client negotiates (and checks it got it); unset, the SDK client's default. */
+  revision?: Revision,
 ): Promise<Connected> {
-  const client = new Client({ name: 'switchboard-e2e', version: '1.0.0' });
+  const client = new Client(
+    { name: 'switchboard-e2e', version: '1.0.0' },
+    revision === undefined
+      ? {}
+      : { versionNegotiation: { mode: revision === '2026-07-28' ? { pin: revision } : 'legacy' } },
+  );
   await client.connect(transport);
+  if (revision !== undefined && client.getNegotiatedProtocolVersion() !== revision) {
+    throw new Error(`The client negotiated ${client.getNegotiatedProtocolVersion()}, not ${revision}.`);
+  }
   return {
     client,
     async call(name, args = {}) {

@@ -22,6 +22,7 @@ import {
   SANDBOX_OAUTH_CLIENT_ID,
   SANDBOX_OAUTH_CLIENT_SECRET,
 } from '../../src/services/store/emulator/oauth.js';
+import { CHROMIUM, CHROMIUM_ARGS, HAVE_CHROMIUM } from '../support/chromium.js';
 import { type CallResult, type Connected, connectClient } from './harness.js';
 import { PersonProvider } from './oauthSignIn.js';
 import { type StoreEmulatorHandle, startStore } from './storeHarness.js';
@@ -571,9 +572,7 @@ describe('two people at once', () => {
   });
 });
 
-const CHROMIUM = '/usr/bin/chromium';
-
-describe.skipIf(!existsSync(CHROMIUM))(`in a real browser (headless ${CHROMIUM})`, () => {
+describe.skipIf(!HAVE_CHROMIUM)(`in a real browser (headless ${CHROMIUM})`, () => {
   it('the consent pages and the browser-bound cookie work with the store on another site', {
     timeout: 60_000,
   }, async () => {
@@ -591,13 +590,7 @@ describe.skipIf(!existsSync(CHROMIUM))(`in a real browser (headless ${CHROMIUM})
     const context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-sync',
-      ],
+      args: CHROMIUM_ARGS,
     });
     try {
       const page = context.pages()[0] ?? (await context.newPage());

@@ -7,21 +7,17 @@
 // tools validated must equal the toolsets' tools, and the table's keys the same set, so none is skipped silently.
 // The schemas follow the upstream, not the emulator: a result that does not fit is an emulator to fix.
 
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ManualClock, manualClock } from '../../src/emulation/clock.js';
 import { outputJsonSchema } from '../../src/runtime/outputSchemas.js';
-import { buildToolSet } from '../../src/runtime/toolset.js';
-import { serveHttp } from '../../src/runtime/transports.js';
 import type { WorkspaceAdminDoc } from '../../src/services/store/emulator/admin/model.js';
 import { TASK_DONE_AFTER_MS } from '../../src/services/store/emulator/admin/tasks.js';
 import { ADMIN_SEED } from '../../src/services/store/emulator/seed/admin.js';
 import { STORE_ADMIN_OUTPUT_SCHEMAS } from '../../src/services/store/outputSchemas/admin.js';
-import { createStoreRuntime, storeConfigFromEnv } from '../../src/services/store/service.js';
 import { STORE_TOOLSETS } from '../../src/services/store/toolsets.js';
-import type { Connected } from './harness.js';
-import { type StoreEmulatorHandle, startStore } from './storeHarness.js';
+import type { Connected, Revision } from './harness.js';
+import { connectStore, type StoreEmulatorHandle, startStore } from './storeHarness.js';
 
 const ADMIN_TOOLSETS = ['workspaces', 'enterprise', 'audit', 'scim', 'bulk'] as const;
 const ADMIN_TOOLS = ADMIN_TOOLSETS.flatMap((name) => STORE_TOOLSETS[name].tools as readonly string[]);
@@ -44,36 +40,11 @@ const validators = new Map(
   ]),
 );
 
-const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
-type Revision = (typeof REVISIONS)[number];
+const REVISIONS: readonly Revision[] = ['2025-11-25', '2026-07-28'];
 
 /** Switchboard's store server over Streamable HTTP, reached by an SDK client speaking `revision`. */
-async function connectAt(revision: Revision, upstream: StoreEmulatorHandle): Promise<Connected> {
-  const runtime = createStoreRuntime(storeConfigFromEnv({ ...upstream.env() } as NodeJS.ProcessEnv));
-  const server = await serveHttp(buildToolSet([runtime]), { host: '127.0.0.1', port: 0 });
-  const client = new Client(
-    { name: 'output-schemas-admin-e2e', version: '1.0.0' },
-    { versionNegotiation: { mode: revision === '2026-07-28' ? { pin: revision } : 'legacy' } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-  expect(client.getNegotiatedProtocolVersion()).toBe(revision);
-  return {
-    client,
-    async call(name, args = {}) {
-      const result = await client.callTool({ name, arguments: args });
-      const text = (result.content as { text?: string }[]).map((c) => c.text ?? '').join('\n');
-      return {
-        isError: result.isError === true,
-        structured: (result.structuredContent ?? {}) as Record<string, unknown>,
-        text,
-      };
-    },
-    async close() {
-      await client.close();
-      await server.close();
-    },
-  };
-}
+const connectAt = (revision: Revision, upstream: StoreEmulatorHandle): Promise<Connected> =>
+  connectStore('http', upstream.env(), revision);
 
 it('the admin table has one entry per tool of the workspaces, enterprise, audit, scim and bulk toolsets', () => {
   expect(Object.keys(STORE_ADMIN_OUTPUT_SCHEMAS()).sort()).toEqual([...ADMIN_TOOLS].sort());

@@ -7,18 +7,14 @@
 // tools, so none can be skipped silently. The upstream's own sample answers are checked against the same schemas.
 
 import { existsSync, readFileSync } from 'node:fs';
-import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outputJsonSchema } from '../../src/runtime/outputSchemas.js';
-import { buildToolSet } from '../../src/runtime/toolset.js';
-import { serveHttp } from '../../src/runtime/transports.js';
 import { STORE_DATA_OUTPUT_SCHEMAS } from '../../src/services/store/outputSchemas/data.js';
-import { createStoreRuntime, storeConfigFromEnv } from '../../src/services/store/service.js';
 import { STORE_TOOLSETS } from '../../src/services/store/toolsets.js';
 import { SHARED_DIR } from '../setup/notes.js';
-import type { Connected } from './harness.js';
-import { type StoreEmulatorHandle, startStore } from './storeHarness.js';
+import type { Connected, Revision } from './harness.js';
+import { connectStore, type StoreEmulatorHandle, startStore } from './storeHarness.js';
 
 const DATA_TOOLSETS = ['records', 'comments', 'bases', 'schema', 'webhooks', 'sharing'] as const;
 const DATA_TOOLS = DATA_TOOLSETS.flatMap((name) => STORE_TOOLSETS[name].tools as readonly string[]);
@@ -43,36 +39,11 @@ function problemsOf(tool: string, result: unknown): string[] {
 // biome-ignore lint/suspicious/noExplicitAny: results are read field by field to build the next call.
 type Structured = any;
 
-const REVISIONS = ['2025-11-25', '2026-07-28'] as const;
-type Revision = (typeof REVISIONS)[number];
+const REVISIONS: readonly Revision[] = ['2025-11-25', '2026-07-28'];
 
 /** Switchboard's store server over Streamable HTTP, reached by an SDK client speaking `revision`. */
-async function connectAt(revision: Revision, upstream: StoreEmulatorHandle): Promise<Connected> {
-  const runtime = createStoreRuntime(storeConfigFromEnv({ ...upstream.env() } as NodeJS.ProcessEnv));
-  const server = await serveHttp(buildToolSet([runtime]), { host: '127.0.0.1', port: 0 });
-  const client = new Client(
-    { name: 'output-schemas-e2e', version: '1.0.0' },
-    { versionNegotiation: { mode: revision === '2026-07-28' ? { pin: revision } : 'legacy' } },
-  );
-  await client.connect(new StreamableHTTPClientTransport(new URL(server.url)));
-  expect(client.getNegotiatedProtocolVersion()).toBe(revision);
-  return {
-    client,
-    async call(name, args = {}) {
-      const result = await client.callTool({ name, arguments: args });
-      const text = (result.content as { text?: string }[]).map((c) => c.text ?? '').join('\n');
-      return {
-        isError: result.isError === true,
-        structured: (result.structuredContent ?? {}) as Record<string, unknown>,
-        text,
-      };
-    },
-    async close() {
-      await client.close();
-      await server.close();
-    },
-  };
-}
+const connectAt = (revision: Revision, upstream: StoreEmulatorHandle): Promise<Connected> =>
+  connectStore('http', upstream.env(), revision);
 
 describe.each(REVISIONS)('StoreApi data toolsets on %s: every result fits its output schema', (revision) => {
   let upstream: StoreEmulatorHandle;

@@ -6,7 +6,14 @@ import { buildToolSet } from '../../src/runtime/toolset.js';
 import { serveHttp } from '../../src/runtime/transports.js';
 import { type StoreEmulatorOptions, startStoreEmulator } from '../../src/services/store/emulator/app.js';
 import { createStoreRuntime, storeConfigFromEnv } from '../../src/services/store/service.js';
-import { type Connected, connectCli, connectClient, inspector, type Transport } from './harness.js';
+import {
+  type Connected,
+  connectCli,
+  connectClient,
+  inspector,
+  type Revision,
+  type Transport,
+} from './harness.js';
 
 export interface StoreEnv {
   STORE_BASE_URL: string;
@@ -36,11 +43,15 @@ export async function startStore(options: StoreEmulatorOptions = {}) {
 
 export type StoreEmulatorHandle = Awaited<ReturnType<typeof startStore>>;
 
-export async function connectStore(kind: Transport, env: StoreEnv): Promise<Connected> {
+export async function connectStore(kind: Transport, env: StoreEnv, revision?: Revision): Promise<Connected> {
   if (kind === 'stdio') return connectCli(['serve', 'store'], { ...env });
   const runtime = createStoreRuntime(storeConfigFromEnv({ ...env } as NodeJS.ProcessEnv));
   const server = await serveHttp(buildToolSet([runtime]), { host: '127.0.0.1', port: 0 });
-  return connectClient(new StreamableHTTPClientTransport(new URL(server.url)), () => server.close());
+  return connectClient(
+    new StreamableHTTPClientTransport(new URL(server.url)),
+    () => server.close(),
+    revision,
+  );
 }
 
 /** Structured tool results, read field by field in assertions. */

@@ -1,39 +1,12 @@
 // The console API as the page sees it: the shapes and paths of the contract between the page and the server
 // (src/console: the server side). Every request goes to the page's own origin; nothing else is ever fetched.
 
-export type Outcome = 'running' | 'ok' | 'tool_error' | 'protocol_error' | 'cancelled';
+import type { CallOutcomeShown, ConsoleCall, ConsoleUpstream } from '../../timelineTypes.js';
+
+export type Outcome = CallOutcomeShown;
 export const OUTCOMES: readonly Outcome[] = ['running', 'ok', 'tool_error', 'protocol_error', 'cancelled'];
-
-export interface Upstream {
-  seq: number;
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  body: unknown;
-  /** 0: the connection was dropped before an answer. */
-  status: number;
-  durationMs: number;
-  fault: string | null;
-  rateLimitWaitMs: number | null;
-  rateLimited: boolean;
-  time: string;
-  emulator: string;
-}
-
-export interface Call {
-  id: string;
-  parentId: string | null;
-  service: string;
-  tool: string;
-  client: string | null;
-  startedAt: string;
-  durationMs: number | null;
-  outcome: Outcome;
-  errorKind: string | null;
-  arguments: unknown;
-  result: unknown;
-  upstream: Upstream[];
-}
+export type Upstream = ConsoleUpstream;
+export type Call = ConsoleCall;
 
 export interface Info {
   processOnly: boolean;
