@@ -218,8 +218,9 @@ export class ProtocolServer extends Server {
   }
 
   /**
-   * Answers a task-augmented tools/call (2025-11-25 tasks) with its CreateTaskResult; undefined for any other
-   * call, which goes on to the tools/call handler. Set by runtime/tasks.ts on servers whose tools offer tasks.
+   * Answers a tools/call that becomes a task (2025-11-25 tasks, or the 2026-07-28 tasks extension's
+   * `resultType: "task"`) with its CreateTaskResult; undefined for any other call, which goes on to the tools/call
+   * handler. Set by runtime/tasks.ts on servers whose tools offer tasks.
    */
   taskCall?: (request: JSONRPCRequest, ctx: ServerContext) => Promise<Result | undefined>;
 }

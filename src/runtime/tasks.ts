@@ -1,14 +1,18 @@
-// MCP tasks (protocol revision 2025-11-25, where they are an experimental part of the core protocol) for the tools
-// that start an upstream job (ToolDefinition.job): a task-augmented tools/call creates the job once, answers at
-// once with a CreateTaskResult, and this process follows the job with the service's status tool until it ends;
-// tasks/get, tasks/result, tasks/list and tasks/cancel serve the caller's tasks. The SDK (2.4.0) keeps the 2025
-// task vocabulary (types, request schemas) but no task runtime, so the runtime is here, on the SDK's own request
-// handlers. 2026-07-28 is served as before (docs/tasks.md says why): its codec drops `execution` and `tasks`.
+// MCP tasks for the tools that start an upstream job (ToolDefinition.job): such a tools/call creates the job once,
+// answers at once with a task, and this process follows the job with the service's status tool until it ends.
+// Two wire forms over one task store: protocol revision 2025-11-25's experimental core tasks (the client asks with
+// `task`; tasks/get, tasks/result, tasks/list, tasks/cancel), and on 2026-07-28 the `io.modelcontextprotocol/tasks`
+// extension (SEP-2663: the server answers `resultType: "task"` to a client that declared the extension on that
+// request; tasks/get carries the final result, tasks/update, tasks/cancel). The SDK (2.4.0) has the vocabulary and
+// lets tasks/get and tasks/cancel be registered for the extension (custom-schema handlers), but no task runtime,
+// so the runtime is here, on the SDK's own request handlers (docs/tasks.md).
 
 import { randomUUID } from 'node:crypto';
 import {
   type CallToolResult,
+  CLIENT_CAPABILITIES_META_KEY,
   isTaskAugmentedRequestParams,
+  MissingRequiredClientCapabilityError,
   ProtocolError,
   ProtocolErrorCode,
   RELATED_TASK_META_KEY,
@@ -17,6 +21,7 @@ import {
   type Task,
   type Tool,
 } from '@modelcontextprotocol/server';
+import { z } from 'zod';
 import { log } from './log.js';
 import type { ProtocolServer } from './protocol.js';
 import type { JobFollowUp, Principal } from './tool.js';
@@ -34,6 +39,9 @@ export const MAX_TASKS_PER_CALLER = 100;
 const JOB_CHECK_FIRST_MS = 1_000;
 const JOB_CHECK_MAX_MS = 30_000;
 const JOB_CHECK_GROWTH = 1.5;
+
+/** The extension that carries tasks on 2026-07-28 (modelcontextprotocol/ext-tasks). */
+export const TASKS_EXTENSION = 'io.modelcontextprotocol/tasks';
 
 /** The `tasks` server capability (2025-11-25) when `toolSet` has a tool that runs as a task; {} otherwise. */
 export function taskCapabilities(toolSet: ToolSet): { tasks?: Record<string, unknown> } {
@@ -99,21 +107,40 @@ export interface TaskServing {
 }
 
 /**
- * Serves tasks on `server` for the job tools of `toolSet`: the task-augmented tools/call (through ProtocolServer's
- * taskCall hook) and the four tasks/* methods. Registered with the SDK's spec-method form, so the SDK parses them
- * with its 2025-11-25 task schemas and, on 2026-07-28 (which has no such methods), answers "Method not found".
+ * Serves tasks on `server` for the job tools of `toolSet`: the task-creating tools/call (through ProtocolServer's
+ * taskCall hook) and the tasks/* methods, in the wire form of the request's revision. tasks/result and tasks/list
+ * (2025-11-25 only) are registered in the SDK's spec-method form, so it parses them with its 2025-11-25 schemas and
+ * answers "Method not found" on 2026-07-28. tasks/get and tasks/cancel exist on both revisions, and the SDK serves
+ * them on 2026-07-28 only when registered with a params schema (its extension form), so they are.
  */
 export function serveTasks(server: ProtocolServer, toolSet: ToolSet, serving: TaskServing): void {
   const jobs = jobToolsOf(toolSet);
   if (jobs.size === 0) return;
+  // The extension, declared as the SDK declares its own (skills): in `extensions`, which the SDK sends on every
+  // revision. Not on an instance that serves only 2025 revisions (HTTP's legacy era), which has no such extension;
+  // stdio's one instance serves whichever revision the client speaks, so it declares it (2025 clients ignore it).
+  if (serving.era !== 'legacy') server.registerCapabilities({ extensions: { [TASKS_EXTENSION]: {} } });
   const modern = () =>
     serving.era === 'modern' || (server.getNegotiatedProtocolVersion() ?? '') >= '2026-07-28';
+  const owner = (ctx: ServerContext) => ownerOf(serving.principal, ctx);
+  const follow =
+    (jobTool: JobTool, args: Record<string, unknown> | undefined) =>
+    (signal: AbortSignal, progress: Progress) =>
+      followJob(jobTool, args ?? {}, serving.run, signal, progress);
   server.taskCall = async (request, ctx) => {
-    const params = request.params;
-    // 2026-07-28 has no `task` field: a call there is served as before, whatever it carries.
-    if (!isTaskAugmentedRequestParams(params) || params.task === undefined || modern()) return undefined;
     // The params passed checkParams (protocol.ts) as a CallToolRequest: a name, and arguments if any.
     const { name, arguments: args } = request.params as { name: string; arguments?: Record<string, unknown> };
+    if (modern()) {
+      // The extension: the server decides, but MUST NOT answer a task to a request that did not declare it.
+      const jobTool = jobs.get(name);
+      if (!jobTool || !declaresExtension(ctx)) return undefined;
+      const task = TASKS.start(owner(ctx), MAX_TASK_TTL_MS, follow(jobTool, args));
+      log('info', 'task created', { taskId: task.taskId, tool: name });
+      return { resultType: 'task', ...extensionTask({ task }) };
+    }
+    const params = request.params;
+    // 2025-11-25: a call without `task` is served as before.
+    if (!isTaskAugmentedRequestParams(params) || params.task === undefined) return undefined;
     const jobTool = jobs.get(name);
     if (!jobTool) {
       // MCP 2025-11-25, tool-level negotiation: a task for a tool without taskSupport is "Method not found".
@@ -122,10 +149,7 @@ export function serveTasks(server: ProtocolServer, toolSet: ToolSet, serving: Ta
         `${name} does not run as a task (no execution.taskSupport in tools/list): call it without "task".`,
       );
     }
-    const owner = ownerOf(serving.principal, ctx);
-    const task = TASKS.start(owner, ttlOf(params.task.ttl), (signal, progress) =>
-      followJob(jobTool, args ?? {}, serving.run, signal, progress),
-    );
+    const task = TASKS.start(owner(ctx), ttlOf(params.task.ttl), follow(jobTool, args));
     log('info', 'task created', { taskId: task.taskId, tool: name });
     return { task };
   };
@@ -133,13 +157,49 @@ export function serveTasks(server: ProtocolServer, toolSet: ToolSet, serving: Ta
     method: string,
     handler: (request: { params?: Record<string, unknown> }, ctx: ServerContext) => Promise<Result>,
   ) => void;
-  const taskIdOf = (request: { params?: Record<string, unknown> }) => String(request.params?.taskId);
-  handle('tasks/get', async (request, ctx) => ({
-    ...TASKS.find(ownerOf(serving.principal, ctx), taskIdOf(request)).task,
-  }));
+  const handleWithParams = server.setRequestHandler.bind(server) as unknown as <T>(
+    method: string,
+    schemas: { params: z.ZodType<T> },
+    handler: (params: T, ctx: ServerContext) => Promise<Result>,
+  ) => void;
+  /** The extension's tasks/* requests: -32021 unless this request declared it (ext-tasks, Protocol Errors). */
+  const requireExtension = (ctx: ServerContext) => {
+    if (!declaresExtension(ctx)) {
+      throw new MissingRequiredClientCapabilityError(
+        { requiredCapabilities: { extensions: { [TASKS_EXTENSION]: {} } } },
+        `Missing required client capability: declare the ${TASKS_EXTENSION} extension in this request's _meta["${CLIENT_CAPABILITIES_META_KEY}"].extensions.`,
+      );
+    }
+  };
+  handleWithParams('tasks/get', { params: TASK_ID_PARAMS }, async ({ taskId }, ctx) => {
+    if (!modern()) return { ...TASKS.find(owner(ctx), taskId).task };
+    requireExtension(ctx);
+    return extensionTask(TASKS.find(owner(ctx), taskId), true);
+  });
+  handleWithParams('tasks/cancel', { params: TASK_ID_PARAMS }, async ({ taskId }, ctx) => {
+    if (!modern()) return { ...TASKS.cancel(owner(ctx), taskId) };
+    requireExtension(ctx);
+    // ext-tasks: an empty acknowledgement; a task that has already ended stays as it ended.
+    if (TASKS.find(owner(ctx), taskId).task.status === 'working') TASKS.cancel(owner(ctx), taskId);
+    return {};
+  });
+  // `inputResponses` is not in the params schema: the SDK lifts it out of the params (ctx.mcpReq.inputResponses).
+  handleWithParams('tasks/update', { params: TASK_ID_PARAMS }, async ({ taskId }, ctx) => {
+    if (!modern()) {
+      throw new ProtocolError(
+        ProtocolErrorCode.MethodNotFound,
+        `Method not found: tasks/update belongs to the ${TASKS_EXTENSION} extension of protocol revision 2026-07-28.`,
+      );
+    }
+    requireExtension(ctx);
+    // These tasks never ask for input (never input_required), so no response is outstanding: ext-tasks says to
+    // ignore responses to keys not outstanding, and to acknowledge.
+    TASKS.find(owner(ctx), taskId);
+    return {};
+  });
   handle('tasks/result', async (request, ctx) => {
-    const taskId = taskIdOf(request);
-    const result = await TASKS.result(ownerOf(serving.principal, ctx), taskId, ctx.mcpReq.signal);
+    const taskId = String(request.params?.taskId);
+    const result = await TASKS.result(owner(ctx), taskId, ctx.mcpReq.signal);
     // MCP: tasks/result carries the related-task metadata, since a CallToolResult names no task.
     return { ...result, _meta: { ...result._meta, [RELATED_TASK_META_KEY]: { taskId } } };
   });
@@ -151,11 +211,40 @@ export function serveTasks(server: ProtocolServer, toolSet: ToolSet, serving: Ta
         `Invalid params for tasks/list: cursor ${JSON.stringify(cursor)} was not issued by this server; tasks/list returns all your tasks in one page, so call it without a cursor.`,
       );
     }
-    return { tasks: TASKS.list(ownerOf(serving.principal, ctx)) };
+    return { tasks: TASKS.list(owner(ctx)) };
   });
-  handle('tasks/cancel', async (request, ctx) => ({
-    ...TASKS.cancel(ownerOf(serving.principal, ctx), taskIdOf(request)),
-  }));
+}
+
+const TASK_ID_PARAMS = z.looseObject({ taskId: z.string() });
+
+/** Whether this 2026-07-28 request declared the tasks extension in its per-request client capabilities. */
+function declaresExtension(ctx: ServerContext): boolean {
+  const envelope = ctx.mcpReq.envelope as Record<string, unknown> | undefined;
+  const capabilities = envelope?.[CLIENT_CAPABILITIES_META_KEY] as { extensions?: unknown } | undefined;
+  const extensions = capabilities?.extensions;
+  return typeof extensions === 'object' && extensions !== null && TASKS_EXTENSION in extensions;
+}
+
+/**
+ * A task in the extension's wire form (`ttlMs`, `pollIntervalMs`); with `detailed`, tasks/get's DetailedTask: the
+ * final result inlined when completed, the JSON-RPC error when failed. The extension keeps `failed` for JSON-RPC
+ * errors only: a tool result, `isError` or not, completes the task (2025-11-25 called an `isError` result failed).
+ */
+function extensionTask(entry: Pick<TaskEntry, 'task' | 'outcome'>, detailed = false): Result {
+  const { ttl, pollInterval, status, ...rest } = entry.task;
+  const wire: Result = {
+    ...rest,
+    status,
+    ttlMs: ttl,
+    ...(pollInterval === undefined ? {} : { pollIntervalMs: pollInterval }),
+  };
+  const outcome = entry.outcome;
+  if (!detailed || !outcome || status === 'cancelled' || status === 'working') return wire;
+  if (outcome.error) {
+    // ext-tasks: a failed task SHOULD say why in its statusMessage.
+    return { ...wire, status: 'failed', statusMessage: outcome.error.message, error: outcome.error };
+  }
+  return { ...wire, status: 'completed', result: outcome.result };
 }
 
 /**
@@ -180,6 +269,8 @@ interface Outcome {
   status: 'completed' | 'failed' | 'cancelled';
   result: CallToolResult;
   statusMessage?: string;
+  /** The JSON-RPC error, when the work failed without a tool result (the extension's `failed`). */
+  error?: { code: number; message: string };
 }
 
 /** Says where the work stands while it is working (the task's statusMessage). */
@@ -320,7 +411,11 @@ class TaskStore {
           error: error instanceof Error ? (error.stack ?? error.message) : String(error),
         });
         const message = 'The task failed inside the tool server; the details are in the server log.';
-        return { status: 'failed', result: { content: [{ type: 'text', text: message }], isError: true } };
+        return {
+          status: 'failed',
+          result: { content: [{ type: 'text', text: message }], isError: true },
+          error: { code: ProtocolErrorCode.InternalError, message },
+        };
       })
       .then((outcome) => {
         // MCP: a cancelled task stays cancelled, whatever its work did after.

@@ -5,8 +5,9 @@
 // the upstream job is done, its result being what the status tool shows; tasks/list; a plain call, and the SDK v2
 // client (no task support) on 2025-11-25, get today's result; cancellation stops the polling upstream; another
 // caller's task is invisible (HTTP, two principals through an auth gate of the test's own that maps two bearer
-// tokens to two people, as the OAuth authorization server's gate does). 2026-07-28, which has no core tasks, is
-// served exactly as before: checked with the SDK v2 client pinned to it.
+// tokens to two people, as the OAuth authorization server's gate does). 2026-07-28 has no core tasks: a client
+// there that does not declare the io.modelcontextprotocol/tasks extension gets today's results (the SDK v2 client
+// pinned to it); the extension itself is tested in tasks-extension.test.ts.
 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -343,15 +344,13 @@ describe('store export jobs as MCP tasks', () => {
     });
   });
 
-  describe('2026-07-28 over HTTP (SDK v2 client): served exactly as before', () => {
+  // The extension itself: tasks-extension.test.ts.
+  describe('2026-07-28 over HTTP (SDK v2 client, not declaring the tasks extension): no 2025 tasks', () => {
     let client: Client;
     beforeAll(async () => {
       client = new Client(
         { name: 'tasks-e2e', version: '1.0.0' },
-        {
-          capabilities: { extensions: { 'io.modelcontextprotocol/tasks': {} } },
-          versionNegotiation: { mode: { pin: '2026-07-28' } },
-        },
+        { versionNegotiation: { mode: { pin: '2026-07-28' } } },
       );
       await client.connect(new StreamableHTTPClientTransport(new URL(http.url)));
     });
@@ -359,11 +358,11 @@ describe('store export jobs as MCP tasks', () => {
       await client?.close();
     });
 
-    it('advertises no task support, in capabilities or on the job tools', async () => {
+    it('advertises the tasks extension, not the 2025 capability, and nothing on the job tools', async () => {
       expect(client.getNegotiatedProtocolVersion()).toBe('2026-07-28');
       const capabilities = client.getServerCapabilities() as Structured;
       expect(capabilities.tasks).toBeUndefined();
-      expect(capabilities.extensions?.['io.modelcontextprotocol/tasks']).toBeUndefined();
+      expect(capabilities.extensions?.['io.modelcontextprotocol/tasks']).toEqual({});
       const { tools } = await client.listTools();
       expect(tools.filter((tool) => tool.execution !== undefined)).toEqual([]);
     });
@@ -383,10 +382,13 @@ describe('store export jobs as MCP tasks', () => {
       ]);
     });
 
-    it.each(['tasks/get', 'tasks/cancel'])('answers %s with Method not found', async (method) => {
-      await expect(
-        client.request({ method, params: { taskId: 'task-1' } }, z.looseObject({})),
-      ).rejects.toThrow(/Method not found/);
-    });
+    it.each(['tasks/get', 'tasks/cancel'])(
+      'answers %s from a client not declaring the extension with -32021',
+      async (method) => {
+        await expect(
+          client.request({ method, params: { taskId: 'task-1' } }, z.looseObject({})),
+        ).rejects.toMatchObject({ code: -32021 });
+      },
+    );
   });
 });
