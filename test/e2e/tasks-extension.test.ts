@@ -18,18 +18,15 @@ import { createInterface } from 'node:readline';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
 import type { AuthInfo } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ManualClock, manualClock } from '../../src/emulation/clock.js';
-import { buildToolSet } from '../../src/runtime/toolset.js';
+import type { ManualClock } from '../../src/emulation/clock.js';
 import { type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
 import { TASK_DONE_AFTER_MS } from '../../src/services/store/emulator/admin/tasks.js';
-import { ADMIN_SEED } from '../../src/services/store/emulator/seed/admin.js';
-import { createStoreRuntime, storeConfigFromEnv } from '../../src/services/store/service.js';
 import { CLI, ROOT } from './harness.js';
-import { type StoreEmulatorHandle, startStore } from './storeHarness.js';
+import type { StoreEmulatorHandle } from './storeHarness.js';
+import { JOBS, type Job, type JobsSandbox, startJobsSandbox, until } from './tasksHarness.js';
 
 const MODERN = '2026-07-28';
 const EXTENSION = 'io.modelcontextprotocol/tasks';
-const ENT = '/v0/meta/enterpriseAccounts';
 
 // biome-ignore lint/suspicious/noExplicitAny: results are asserted field by field, not typed.
 type Structured = any;
@@ -37,30 +34,6 @@ interface Reply {
   result?: Structured;
   error?: { code: number; message: string; data?: Structured };
 }
-
-const JOBS = [
-  {
-    tool: 'StoreApi.CreateAuditLogRequest',
-    status: 'StoreApi.RetrieveAuditLog',
-    idArgument: 'audit_log_task_id',
-    collection: 'auditLogs',
-  },
-  {
-    tool: 'StoreApi.CreateEdiscoveryExport',
-    status: 'StoreApi.GetEdiscoveryExportStatus',
-    idArgument: 'enterprise_task_id',
-    collection: 'exports',
-  },
-] as const;
-type Job = (typeof JOBS)[number];
-
-const until = async (what: string, check: () => Promise<boolean>) => {
-  for (let i = 0; i < 100; i += 1) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-};
 
 /** The field Streamable HTTP's Mcp-Name header mirrors, per method (SEP-2243, SEP-2663). */
 const NAME_FIELD: Record<string, string> = {
@@ -169,35 +142,22 @@ function stdioSpeaker(env: Record<string, string>): { speak: Speak; close(): voi
 }
 
 describe('store export jobs as tasks through the io.modelcontextprotocol/tasks extension (2026-07-28)', () => {
+  let sandbox: JobsSandbox;
   let upstream: StoreEmulatorHandle;
   let clock: ManualClock;
   let http: RunningHttpServer;
   let root: string;
-  let base: string;
-  const toolSet = () =>
-    buildToolSet([createStoreRuntime(storeConfigFromEnv({ ...upstream.env() } as NodeJS.ProcessEnv))]);
+  const toolSet = () => sandbox.toolSet();
+  const argumentsOf = (job: Job) => sandbox.argumentsOf(job);
+  const jobPath = (job: Job) => sandbox.jobPath(job);
 
   beforeAll(async () => {
-    clock = manualClock('2025-06-15T12:00:00.000Z');
-    upstream = await startStore({ clock });
-    const { state, store } = upstream.emulator.admin.deps;
-    root = state.list('account').find((a) => a.name === ADMIN_SEED.rootAccount)!.id;
-    base = store.schema().bases.find((b) => b.name === 'Product Roadmap')!.id;
-    http = await serveHttp(toolSet(), { host: '127.0.0.1', port: 0 });
+    sandbox = await startJobsSandbox();
+    ({ upstream, clock, http, root } = sandbox);
   });
   afterAll(async () => {
-    await http?.close();
-    await upstream?.close();
+    await sandbox?.close();
   });
-
-  const argumentsOf = (job: Job) => ({
-    mode: 'execute',
-    enterprise_account_id: root,
-    request_body: JSON.stringify(
-      job.tool.endsWith('AuditLogRequest') ? { timePeriod: '2025-05' } : { baseId: base },
-    ),
-  });
-  const jobPath = (job: Job) => `${ENT}/${root}/${job.collection}`;
   const upstreamLog = async () => (await upstream.requests()).map((r) => `${r.method} ${r.path}`);
 
   describe.each(['HTTP', 'stdio'] as const)('over %s', (transport) => {
