@@ -17,7 +17,7 @@ import { ADMIN_SEED } from '../../src/services/store/emulator/seed/admin.js';
 import { STORE_ADMIN_OUTPUT_SCHEMAS } from '../../src/services/store/outputSchemas/admin.js';
 import { STORE_TOOLSETS } from '../../src/services/store/toolsets.js';
 import type { Connected, Revision } from './harness.js';
-import { connectStore, type StoreEmulatorHandle, startStore } from './storeHarness.js';
+import { connectStore, type StoreEmulatorHandle, startStore, storeTools } from './storeHarness.js';
 
 const ADMIN_TOOLSETS = ['workspaces', 'enterprise', 'audit', 'scim', 'bulk'] as const;
 const ADMIN_TOOLS = ADMIN_TOOLSETS.flatMap((name) => STORE_TOOLSETS[name].tools as readonly string[]);
@@ -60,15 +60,11 @@ describe.each(REVISIONS)(
     /** Every successful result, by tool: a tool called more than once has each of its results checked. */
     const results = new Map<string, Structured[]>();
 
-    const ok = async (tool: string, args: Record<string, unknown> = {}): Promise<Structured> => {
-      const result = await mcp.call(`StoreApi.${tool}`, args);
-      if (result.isError) throw new Error(`${tool}: ${result.text}`);
-      results.set(tool, [...(results.get(tool) ?? []), result.structured]);
-      return result.structured;
-    };
-    /** Schema mode's execute: the result that the output schema describes. */
-    const exec = (tool: string, args: Record<string, unknown>, body: unknown) =>
-      ok(tool, { mode: 'execute', ...args, request_body: JSON.stringify(body) });
+    const { ok, exec } = storeTools(
+      () => mcp,
+      () => upstream,
+      (tool, structured) => results.set(tool, [...(results.get(tool) ?? []), structured]),
+    );
 
     let root: string;
     let europe: string;

@@ -14,7 +14,7 @@ import { STORE_DATA_OUTPUT_SCHEMAS } from '../../src/services/store/outputSchema
 import { STORE_TOOLSETS } from '../../src/services/store/toolsets.js';
 import { SHARED_DIR } from '../setup/notes.js';
 import type { Connected, Revision } from './harness.js';
-import { connectStore, type StoreEmulatorHandle, startStore } from './storeHarness.js';
+import { connectStore, type StoreEmulatorHandle, startStore, storeTools } from './storeHarness.js';
 
 const DATA_TOOLSETS = ['records', 'comments', 'bases', 'schema', 'webhooks', 'sharing'] as const;
 const DATA_TOOLS = DATA_TOOLSETS.flatMap((name) => STORE_TOOLSETS[name].tools as readonly string[]);
@@ -51,15 +51,11 @@ describe.each(REVISIONS)('StoreApi data toolsets on %s: every result fits its ou
   /** Every successful result, by tool: a tool called more than once has each of its results checked. */
   const results = new Map<string, Structured[]>();
 
-  const ok = async (tool: string, args: Record<string, unknown> = {}): Promise<Structured> => {
-    const result = await mcp.call(`StoreApi.${tool}`, args);
-    if (result.isError) throw new Error(`${tool}: ${result.text}`);
-    results.set(tool, [...(results.get(tool) ?? []), result.structured]);
-    return result.structured;
-  };
-  /** Schema mode's execute: the result that the output schema describes. */
-  const exec = (tool: string, args: Record<string, unknown>, body: unknown) =>
-    ok(tool, { mode: 'execute', ...args, request_body: JSON.stringify(body) });
+  const { ok, exec } = storeTools(
+    () => mcp,
+    () => upstream,
+    (tool, structured) => results.set(tool, [...(results.get(tool) ?? []), structured]),
+  );
   const seededBase = async (name: string): Promise<string> => {
     const bases = await upstream.state<{ id: string; name: string }>('bases');
     return bases.find((b) => b.name === name)!.id;

@@ -61,14 +61,20 @@ type Structured = any;
 /**
  * Calling StoreApi tools in the end-to-end files: `call` (any result), `ok` (the structured result, or a thrown
  * error naming the tool), `exec` (schema mode's execute with a JSON body) and `lastRequest` (the one upstream
- * request the emulator logged). Getters, because the files connect in beforeAll.
+ * request the emulator logged). Getters, because the files connect in beforeAll. `onSuccess` sees every result
+ * `ok` and `exec` return (the output-schema tests collect them).
  */
-export function storeTools(mcp: () => Connected, upstream: () => StoreEmulatorHandle) {
+export function storeTools(
+  mcp: () => Connected,
+  upstream: () => StoreEmulatorHandle,
+  onSuccess?: (tool: string, structured: Structured) => void,
+) {
   const call = (tool: string, args: Record<string, unknown> = {}, client = mcp()) =>
     client.call(`StoreApi.${tool}`, args);
   const ok = async (tool: string, args: Record<string, unknown> = {}): Promise<Structured> => {
     const result = await call(tool, args);
     if (result.isError) throw new Error(`${tool}: ${result.text}`);
+    onSuccess?.(tool, result.structured);
     return result.structured;
   };
   const exec = (tool: string, args: Record<string, unknown>, body: unknown) =>

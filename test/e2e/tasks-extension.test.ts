@@ -16,14 +16,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Client, StreamableHTTPClientTransport } from '@modelcontextprotocol/client';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ManualClock } from '../../src/emulation/clock.js';
-import { type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
+import type { RunningHttpServer } from '../../src/runtime/transports.js';
 import { TASK_DONE_AFTER_MS } from '../../src/services/store/emulator/admin/tasks.js';
 import { CLI, ROOT } from './harness.js';
 import type { StoreEmulatorHandle } from './storeHarness.js';
-import { JOBS, type Job, type JobsSandbox, startJobsSandbox, until } from './tasksHarness.js';
+import {
+  JOBS,
+  type Job,
+  type JobsSandbox,
+  serveForTwoPeople,
+  startJobsSandbox,
+  until,
+} from './tasksHarness.js';
 
 const MODERN = '2026-07-28';
 const EXTENSION = 'io.modelcontextprotocol/tasks';
@@ -339,28 +345,8 @@ describe('store export jobs as tasks through the io.modelcontextprotocol/tasks e
 
   describe('with per-user OAuth: a task is its principal only', () => {
     let gated: RunningHttpServer;
-    const people = new Map([
-      ['alice-token', { subject: 'usrAlice', grantId: 'grant-alice' }],
-      ['bob-token', { subject: 'usrBob', grantId: 'grant-bob' }],
-    ]);
     beforeAll(async () => {
-      // The gate's contract as the OAuth authorization server fulfils it (runtime/auth): a verified bearer token,
-      // and the person it stands for. The store calls still use STORE_ACCESS_TOKEN, which wins when set.
-      gated = await serveHttp(
-        toolSet(),
-        { host: '127.0.0.1', port: 0 },
-        {
-          auth: {
-            authenticate: (request: Request): AuthInfo | Response => {
-              const token = /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1] ?? '';
-              return people.has(token)
-                ? { token, clientId: 'tasks-extension-e2e', scopes: [] }
-                : new Response('unauthorized', { status: 401 });
-            },
-            principalOf: (authInfo: AuthInfo) => people.get(authInfo.token),
-          },
-        },
-      );
+      gated = await serveForTwoPeople(toolSet(), 'tasks-extension-e2e');
     });
     afterAll(async () => {
       await gated?.close();

@@ -16,15 +16,21 @@ import { Client as ClientV1 } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport as StdioClientTransportV1 } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport as StreamableHTTPClientTransportV1 } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { CallToolResultSchema, CreateTaskResultSchema } from '@modelcontextprotocol/sdk/types.js';
-import type { AuthInfo } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { ManualClock } from '../../src/emulation/clock.js';
-import { type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
+import type { RunningHttpServer } from '../../src/runtime/transports.js';
 import { TASK_DONE_AFTER_MS } from '../../src/services/store/emulator/admin/tasks.js';
 import { CLI, ROOT } from './harness.js';
 import type { StoreEmulatorHandle } from './storeHarness.js';
-import { JOBS, type Job, type JobsSandbox, startJobsSandbox, until } from './tasksHarness.js';
+import {
+  JOBS,
+  type Job,
+  type JobsSandbox,
+  serveForTwoPeople,
+  startJobsSandbox,
+  until,
+} from './tasksHarness.js';
 
 const RELATED_TASK = 'io.modelcontextprotocol/related-task';
 const TASKS_CAPABILITY = { list: {}, cancel: {}, requests: { tools: { call: {} } } };
@@ -219,28 +225,8 @@ describe('store export jobs as MCP tasks', () => {
 
   describe("2025-11-25 over HTTP with per-user OAuth: a task is its principal's only", () => {
     let gated: RunningHttpServer;
-    const people = new Map([
-      ['alice-token', { subject: 'usrAlice', grantId: 'grant-alice' }],
-      ['bob-token', { subject: 'usrBob', grantId: 'grant-bob' }],
-    ]);
     beforeAll(async () => {
-      // The gate's contract as the OAuth authorization server fulfils it (runtime/auth): a verified bearer token,
-      // and the person it stands for. The store calls still use STORE_ACCESS_TOKEN, which wins when set.
-      gated = await serveHttp(
-        toolSet(),
-        { host: '127.0.0.1', port: 0 },
-        {
-          auth: {
-            authenticate: (request: Request): AuthInfo | Response => {
-              const token = /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1] ?? '';
-              return people.has(token)
-                ? { token, clientId: 'tasks-e2e', scopes: [] }
-                : new Response('unauthorized', { status: 401 });
-            },
-            principalOf: (authInfo: AuthInfo) => people.get(authInfo.token),
-          },
-        },
-      );
+      gated = await serveForTwoPeople(toolSet(), 'tasks-e2e');
     });
     afterAll(async () => {
       await gated?.close();

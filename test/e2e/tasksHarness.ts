@@ -2,6 +2,7 @@
 // the 2026-07-28 extension as raw JSON-RPC): the store's two job tools, a store emulator on a manual clock with
 // Switchboard over HTTP in front of it, the arguments that create each job, and a wait for a condition.
 
+import type { AuthInfo } from '@modelcontextprotocol/server';
 import { type ManualClock, manualClock } from '../../src/emulation/clock.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
@@ -84,4 +85,36 @@ export async function startJobsSandbox(): Promise<JobsSandbox> {
       await upstream.close();
     },
   };
+}
+
+/** Two people, by the bearer token each presents: what the two-caller tests sign in as. */
+export const PEOPLE = new Map([
+  ['alice-token', { subject: 'usrAlice', grantId: 'grant-alice' }],
+  ['bob-token', { subject: 'usrBob', grantId: 'grant-bob' }],
+]);
+
+/**
+ * Switchboard over HTTP behind an auth gate of the tests' own that maps PEOPLE's tokens to their principals: the
+ * gate's contract as the OAuth authorization server fulfils it (runtime/auth), a verified bearer token and the
+ * person it stands for. The store calls still use STORE_ACCESS_TOKEN, which wins when set.
+ */
+export function serveForTwoPeople(
+  toolSet: ReturnType<typeof buildToolSet>,
+  clientId: string,
+): Promise<RunningHttpServer> {
+  return serveHttp(
+    toolSet,
+    { host: '127.0.0.1', port: 0 },
+    {
+      auth: {
+        authenticate: (request: Request): AuthInfo | Response => {
+          const token = /^Bearer (.+)$/.exec(request.headers.get('authorization') ?? '')?.[1] ?? '';
+          return PEOPLE.has(token)
+            ? { token, clientId, scopes: [] }
+            : new Response('unauthorized', { status: 401 });
+        },
+        principalOf: (authInfo: AuthInfo) => PEOPLE.get(authInfo.token),
+      },
+    },
+  );
 }

@@ -145,14 +145,10 @@ function FaultsPanel(props: { service: string; active: boolean; refresh: number 
                   required={field.required}
                   value={values[field.name] ?? ''}
                   onInput={(e) => setValues({ ...values, [field.name]: e.currentTarget.value })}
-                  aria-describedby={field.description ? `${id(field.name)}-help` : undefined}
+                  aria-describedby={helpIdOf(field, id)}
                 />
               )}
-              {field.description ? (
-                <small id={`${id(field.name)}-help`} class="muted">
-                  {field.description}
-                </small>
-              ) : null}
+              <FieldHelp id={`${id(field.name)}-help`} text={field.description} />
             </span>
           </Fragment>
         ))}
@@ -389,15 +385,11 @@ function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSa
                   id={id(field.name)}
                   checked={draft[field.name] === true}
                   onChange={(e) => setDraft({ ...draft, [field.name]: e.currentTarget.checked })}
-                  aria-describedby={field.description ? `${id(field.name)}-help` : undefined}
+                  aria-describedby={helpIdOf(field, id)}
                 />{' '}
                 {field.label}
               </label>
-              {field.description ? (
-                <small id={`${id(field.name)}-help`} class="muted">
-                  {field.description}
-                </small>
-              ) : null}
+              <FieldHelp id={`${id(field.name)}-help`} text={field.description} />
             </p>
           ) : (
             <p key={field.name}>
@@ -409,13 +401,9 @@ function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSa
                 max={field.max}
                 value={String(draft[field.name] ?? '')}
                 onInput={(e) => setDraft({ ...draft, [field.name]: e.currentTarget.value })}
-                aria-describedby={field.description ? `${id(field.name)}-help` : undefined}
+                aria-describedby={helpIdOf(field, id)}
               />
-              {field.description ? (
-                <small id={`${id(field.name)}-help`} class="muted">
-                  {field.description}
-                </small>
-              ) : null}
+              <FieldHelp id={`${id(field.name)}-help`} text={field.description} />
             </p>
           ),
         )}
@@ -551,4 +539,21 @@ export function ControlsView(props: { info: Info | undefined; active: boolean; e
       ))}
     </>
   );
+}
+
+/** The id of a field's help line, when it has one: what its input is described by. */
+function helpIdOf(
+  field: { name: string; description?: string },
+  id: (name: string) => string,
+): string | undefined {
+  return field.description ? `${id(field.name)}-help` : undefined;
+}
+
+/** A field's help line under its input (nothing when the field has no description). */
+function FieldHelp({ id, text }: { id: string; text: string | undefined }) {
+  return text ? (
+    <small id={id} class="muted">
+      {text}
+    </small>
+  ) : null;
 }
