@@ -112,16 +112,21 @@ describe.each(cases)('progress over %s (%s era)', (kind, era) => {
     expect(result.isError).not.toBe(true);
     const pages = (await emulator.requests()).filter((r) => r.path === '/issues').length;
     expect(pages).toBeGreaterThanOrEqual(3);
-    // One report per page, counting pages: 1, 2, 3, ...
-    expect(reports.map((r) => r.progress)).toEqual(Array.from({ length: pages }, (_, i) => i + 1));
+    // One notification per page, counting pages: 1, 2, 3, ... as the wire carries them.
+    const sent = session.progressMessages.map((m) => (m as { params: { progress: number } }).params.progress);
+    expect(sent).toEqual(Array.from({ length: pages }, (_, i) => i + 1));
+    // The SDK client hands each to `onprogress` one microtask later, while the response, read in the same chunk,
+    // removes the handler at once: a last notification that arrives with the response can miss it (the client's
+    // _onnotification / _onresponse). So the callbacks see the same reports, but possibly not the last.
+    expect(reports.map((r) => r.progress)).toEqual(sent.slice(0, reports.length));
+    expect(reports.length).toBeGreaterThanOrEqual(pages - 1);
     expect(reports[0]?.message).toMatch(/issues scanned/);
-    // What the wire watch sees (the next test relies on it seeing every progress notification).
-    expect(session.progressMessages).toHaveLength(reports.length);
   });
 
   it('reports the pages of a search walk, its last report with the total', async () => {
     await emulator.faults([{ method: 'GET', path: '/issues', kind: 'latency', latencyMs: PAGE_LATENCY_MS }]);
     await emulator.clearLog();
+    session.progressMessages.length = 0;
     const reports: { progress: number; total?: number }[] = [];
     const result = await session.client.callTool(
       { name: 'IssueDesk.SearchIssues', arguments: { query: 'login' } },
@@ -130,8 +135,14 @@ describe.each(cases)('progress over %s (%s era)', (kind, era) => {
     expect(result.isError).not.toBe(true);
     const pages = (await emulator.requests()).filter((r) => r.path === '/issues').length;
     expect(pages).toBeGreaterThanOrEqual(2);
-    expect(reports.map((r) => r.progress)).toEqual(Array.from({ length: pages }, (_, i) => i + 1));
-    expect(reports.at(-1)?.total).toBe(pages);
+    const sent = session.progressMessages.map(
+      (m) => (m as { params: { progress: number; total?: number } }).params,
+    );
+    expect(sent.map((p) => p.progress)).toEqual(Array.from({ length: pages }, (_, i) => i + 1));
+    expect(sent.at(-1)?.total).toBe(pages);
+    // The callbacks: the same reports, but possibly not the last (see the test above).
+    expect(reports.map((r) => r.progress)).toEqual(sent.slice(0, reports.length).map((p) => p.progress));
+    expect(reports.length).toBeGreaterThanOrEqual(pages - 1);
   });
 
   it('sends no progress when the call carries no progress token', async () => {
