@@ -76,7 +76,7 @@ const generator = join(outdir, 'write-tool-list.mjs');
 await build({
   ...common,
   stdin: {
-    contents: `import { writePrebuiltToolList } from './src/docs/prebuiltToolList.ts';\nwritePrebuiltToolList(${JSON.stringify(join(outdir, 'tool-list.json'))});`,
+    contents: `import { writePrebuiltToolList } from './src/docs/prebuiltToolList.ts';\nawait writePrebuiltToolList(${JSON.stringify(join(outdir, 'tool-list.json'))});`,
     resolveDir: root,
     loader: 'ts',
   },

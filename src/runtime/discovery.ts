@@ -169,6 +169,7 @@ function prepared(
     name: definition.name,
     specName: definition.name,
     definition,
+    load: async () => definition,
     context: undefined,
     listEntry: {
       name: definition.name,

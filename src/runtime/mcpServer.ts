@@ -35,7 +35,7 @@ import {
 } from './protocol.js';
 import { errorResult, successResult } from './result.js';
 import { listedTools, serveTasks, taskCapabilities } from './tasks.js';
-import { outcomeCheckHint, type Principal } from './tool.js';
+import { outcomeCheckHint, type Principal, type ToolDefinition } from './tool.js';
 import type { PreparedTool, ToolSet } from './toolset.js';
 import { validateArguments } from './validate.js';
 import { VERSION } from './version.js';
@@ -253,11 +253,19 @@ async function executeToolCall(
   args: unknown,
   options: ToolCallOptions,
 ): Promise<CallToolResult> {
-  const parsed = validateArguments(tool.definition.input, args, tool.name);
-  if (!parsed.ok) return errorResult(presentError(parsed.error, tool, toolSet), tool.name);
+  // The first call of a service's tool loads its tool module in the built program (runtime/prebuiltTools.ts); a
+  // module that cannot load (a broken install) fails the call, not the server.
+  let definition: ToolDefinition<unknown>;
+  try {
+    definition = await tool.load();
+  } catch (error) {
+    return errorResult(error, tool.name);
+  }
+  const parsed = validateArguments(definition.input, args, tool.name);
+  if (!parsed.ok) return errorResult(presentError(parsed.error, tool, definition, toolSet), tool.name);
   const call = toolCallSignal(options.signal, options.era);
   try {
-    const value = await tool.definition.run(parsed.value, tool.context, {
+    const value = await definition.run(parsed.value, tool.context, {
       signal: call.signal,
       toolName: tool.name,
       nameStyle: toolSet.nameStyle,
@@ -272,7 +280,11 @@ async function executeToolCall(
     }
     if (value instanceof ReadyResult) return value.result;
     // Awaited here, so that a failure while fitting the result to the budget is reported like one in the tool.
-    return await successResult(value, { tool, args, maxTokens: toolSet.maxResultTokens });
+    return await successResult(value, {
+      tool: { name: tool.name, listEntry: tool.listEntry, definition },
+      args,
+      maxTokens: toolSet.maxResultTokens,
+    });
   } catch (error) {
     if (call.signal.aborted) {
       // A cancellation, not a crash: the SDK sends nothing more for a cancelled request, so this result is dropped.
@@ -287,7 +299,7 @@ async function executeToolCall(
       cancellations.add(cancelled);
       return cancelled;
     }
-    return errorResult(presentError(error, tool, toolSet), tool.name);
+    return errorResult(presentError(error, tool, definition, toolSet), tool.name);
   } finally {
     call.dispose();
   }
@@ -297,9 +309,14 @@ async function executeToolCall(
  * A tool's failure as its caller should read it: an unknown outcome says how to check it with this tool's own
  * check (the upstream client cannot know which tool reads back what), and tool names follow the client's style.
  */
-function presentError(error: unknown, tool: PreparedTool, toolSet: ToolSet): unknown {
+function presentError(
+  error: unknown,
+  tool: PreparedTool,
+  definition: ToolDefinition<unknown>,
+  toolSet: ToolSet,
+): unknown {
   if (!isToolError(error)) return error;
-  const check = tool.definition.outcomeCheck;
+  const check = definition.outcomeCheck;
   const explained =
     error.kind === 'outcome_unknown' && check
       ? error.with({ hint: outcomeCheckHint(tool.specName, check) })

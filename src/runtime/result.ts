@@ -11,6 +11,7 @@ import { log } from './log.js';
 import { type Paging, pagingOf } from './paging.js';
 import { redact, redactValue } from './secrets.js';
 import { type TokensWithin, tokenLimitCounter } from './tokens.js';
+import type { ToolDefinition } from './tool.js';
 import type { PreparedTool } from './toolset.js';
 
 /** The budget of one tool result when none is set: well inside the 25,000-token output cap clients enforce. */
@@ -32,7 +33,10 @@ export function checkMaxResultTokens(tokens: number): number {
 
 /** The call a result answers: what the note on a cut result is worded from. */
 export interface ResultContext {
-  tool: Pick<PreparedTool, 'name' | 'listEntry' | 'definition'>;
+  /** The definition as loaded (mcpServer.ts): its `upstreamQuery` names the paging arguments. */
+  tool: Pick<PreparedTool, 'name' | 'listEntry'> & {
+    definition: Pick<ToolDefinition<unknown>, 'hints' | 'upstreamQuery'>;
+  };
   /** The arguments as the caller sent them. */
   args: unknown;
   /** The budget in o200k tokens; default DEFAULT_MAX_RESULT_TOKENS. */

@@ -24,7 +24,7 @@ import {
 import { z } from 'zod';
 import { log } from './log.js';
 import type { ProtocolServer } from './protocol.js';
-import type { JobFollowUp, Principal } from './tool.js';
+import type { Principal } from './tool.js';
 import type { PreparedTool, ToolSet } from './toolset.js';
 
 /** The longest a task and its result are kept (the client's `ttl` is capped to it; also the default). */
@@ -73,7 +73,6 @@ const listed = new WeakMap<ToolSet, readonly Tool[]>();
 interface JobTool {
   create: PreparedTool;
   status: PreparedTool;
-  job: JobFollowUp;
 }
 
 const jobTools = new WeakMap<ToolSet, ReadonlyMap<string, JobTool>>();
@@ -89,7 +88,7 @@ function jobToolsOf(toolSet: ToolSet): ReadonlyMap<string, JobTool> {
     if (!job || create.definition.hints.destructiveHint) continue;
     const prefix = create.specName.slice(0, create.specName.indexOf('.'));
     const status = toolSet.tools.find((tool) => tool.specName === `${prefix}.${job.statusTool}`);
-    if (status) found.set(create.name, { create, status, job });
+    if (status) found.set(create.name, { create, status });
   }
   jobTools.set(toolSet, found);
   return found;
@@ -283,7 +282,7 @@ type Progress = (statusMessage: string) => void;
  * with that result. Stops as soon as `signal` aborts (cancellation, TTL): no upstream request goes out after.
  */
 async function followJob(
-  { create, status, job }: JobTool,
+  { create, status }: JobTool,
   args: Record<string, unknown>,
   run: RunTool,
   signal: AbortSignal,
@@ -291,8 +290,10 @@ async function followJob(
 ): Promise<Outcome> {
   const created = await run(create, args, signal);
   if (created.isError) return { status: 'failed', result: created, statusMessage: summary(created) };
-  const statusArgs = job.statusArguments(args, (created.structuredContent ?? {}) as Record<string, unknown>);
-  if (!statusArgs) return { status: 'completed', result: created };
+  // Loaded by the call that just ran: how to read the job is in the tool's definition, not in its summary.
+  const { job } = await create.load();
+  const statusArgs = job?.statusArguments(args, (created.structuredContent ?? {}) as Record<string, unknown>);
+  if (!job || !statusArgs) return { status: 'completed', result: created };
   const jobId = String((created.structuredContent as { id?: unknown } | undefined)?.id ?? '');
   progress(`Upstream job ${jobId} created; following it with ${status.name}.`);
   let wait = JOB_CHECK_FIRST_MS;

@@ -47,13 +47,48 @@ export interface OutcomeCheck {
   how: string;
 }
 
-export interface ToolDefinition<Ctx> {
+/**
+ * What is known of a tool without loading the module that defines it: enough to list it, select it by toolset
+ * and --read-only, search it and offer it as a task. The built program makes every tool from such a summary (read
+ * from the tool list the build writes) and loads a service's tool module on the first call of one of its tools.
+ */
+export interface ToolSummary {
   /** Name without the service prefix, e.g. `WhoAmI`. */
   name: string;
   title: string;
   description: string;
-  input: z.ZodObject;
   hints: ToolHints;
+  /** The upstream's OAuth scope a call needs, for upstreams that have scopes (the store's per-user sign-in). */
+  scope?: string;
+  /** For tools that start an upstream job: the tool that reads it (JobFollowUp.statusTool). */
+  job?: Pick<JobFollowUp, 'statusTool'>;
+}
+
+/** A tool known by its summary until its definition is loaded (`load` is memoised per service module). */
+export interface LazyToolDefinition<Ctx> extends ToolSummary {
+  load(): Promise<ToolDefinition<Ctx>>;
+}
+
+/** What a service lists: its tools' definitions, or in the built program summaries that load them. */
+export type ToolEntry<Ctx> = ToolDefinition<Ctx> | LazyToolDefinition<Ctx>;
+
+/** The definition of a tool entry, loading its module when it is a summary. */
+export function loadDefinition<Ctx>(entry: ToolEntry<Ctx>): Promise<ToolDefinition<Ctx>> {
+  return 'load' in entry ? entry.load() : Promise.resolve(entry);
+}
+
+/** `entry` with its definition changed by `change`: now, or when a summary's definition loads. */
+export function changeDefinition<Ctx>(
+  entry: ToolEntry<Ctx>,
+  change: (definition: ToolDefinition<Ctx>) => ToolDefinition<Ctx>,
+): ToolEntry<Ctx> {
+  if (!('load' in entry)) return change(entry);
+  let changed: Promise<ToolDefinition<Ctx>> | undefined;
+  return { ...entry, load: () => (changed ??= entry.load().then(change)) };
+}
+
+export interface ToolDefinition<Ctx> extends ToolSummary {
+  input: z.ZodObject;
   /** For tools whose calls are not safe to repeat: how to check whether one took effect. */
   outcomeCheck?: OutcomeCheck;
   /**
@@ -152,7 +187,7 @@ export interface ServiceDefinition<Ctx> {
   prefix: string;
   title: string;
   instructions: string;
-  tools: readonly ToolDefinition<Ctx>[];
+  tools: readonly ToolEntry<Ctx>[];
   /**
    * Named groups of the tools, by toolset name (`records`), each tool in exactly one: what `--toolsets` and the
    * HTTP paths `/mcp/<service id>.<toolset>` select. Without it the service can only be selected whole.

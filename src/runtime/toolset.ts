@@ -4,14 +4,14 @@
 // entries with their JSON Schemas are built a single time and shared by every per-request server. A subset for
 // one HTTP path (`/mcp/store.records`) is cut from those prepared tools (narrowToolSet), never built again.
 
-import { readFileSync } from 'node:fs';
 import type { Tool } from '@modelcontextprotocol/server';
 import { distance } from 'fastest-levenshtein';
 import { z } from 'zod';
 import { publishedHints } from './hints.js';
 import { publishedOutputSchema } from './outputSchemas.js';
+import { prebuiltListEntry } from './prebuiltTools.js';
 import { checkMaxResultTokens } from './result.js';
-import type { ServiceRuntime, ToolDefinition } from './tool.js';
+import { loadDefinition, type ServiceRuntime, type ToolDefinition, type ToolSummary } from './tool.js';
 import { type ToolNameStyle, toolNameRewriter } from './toolNames.js';
 
 export type { ToolNameStyle };
@@ -21,7 +21,10 @@ export interface PreparedTool {
   name: string;
   /** The spec's dotted name, whatever the style. */
   specName: string;
-  definition: ToolDefinition<unknown>;
+  /** What listing, selecting and searching need; the built program has only this until the tool is called. */
+  definition: ToolSummary;
+  /** The whole definition (validation, run, outcome check), loading its service's tool module on first use. */
+  load(): Promise<ToolDefinition<unknown>>;
   context: unknown;
   listEntry: Tool;
 }
@@ -108,7 +111,8 @@ export function buildToolSet(services: readonly ServiceRuntime[], options: ToolS
       all.push({
         name: toolName(prefix, definition.name, style),
         specName: toolName(prefix, definition.name, 'dotted'),
-        definition: definition as ToolDefinition<unknown>,
+        definition,
+        load: () => loadDefinition(definition) as Promise<ToolDefinition<unknown>>,
         context: service.context,
         // No icon per tool: the server's icon names the service (mcpServer.ts), and 126 copies of an inline SVG
         // would double the bytes of every tools/list for nothing a model sees.
@@ -469,30 +473,15 @@ function closestTools(name: string, all: readonly PreparedTool[]): PreparedTool[
 }
 
 /**
- * The file the build writes beside the bundle (scripts/build.mjs): every tool's entry as listEntry makes it, by
- * spec name. Converting 126 zod schemas to JSON Schema is a tenth of a cold start; the built program reads the
- * result instead. From the sources (tsx, tests) there is no such file and entries are made as they load.
+ * A tool's tools/list entry, named `name` (in the client's style): the one the build wrote (runtime/prebuiltTools.ts:
+ * converting 126 zod schemas to JSON Schema was a tenth of a cold start), else made from its definition.
  */
-export const PREBUILT_TOOL_LIST = 'tool-list.json';
-
-let prebuilt: ReadonlyMap<string, Tool> | null | undefined;
-
-function prebuiltEntry(specName: string): Tool | undefined {
-  if (prebuilt === undefined) {
-    try {
-      const file = readFileSync(new URL(`./${PREBUILT_TOOL_LIST}`, import.meta.url), 'utf8');
-      prebuilt = new Map(Object.entries(JSON.parse(file) as Record<string, Tool>));
-    } catch {
-      prebuilt = null;
-    }
-  }
-  return prebuilt?.get(specName);
-}
-
-/** A tool's tools/list entry, named `name` (in the client's style); `specName` finds it among prebuilt ones. */
-function listEntry(name: string, definition: ToolDefinition<unknown>, specName?: string): Tool {
-  const built = specName === undefined ? undefined : prebuiltEntry(specName);
-  return built ? { ...built, name } : makeListEntry(name, definition);
+function listEntry(name: string, definition: ToolSummary, specName: string): Tool {
+  const built = prebuiltListEntry(specName);
+  if (built) return { ...built, name };
+  if (!('input' in definition))
+    throw new Error(`${specName} has no definition loaded and no prebuilt list entry.`);
+  return makeListEntry(name, definition as ToolDefinition<unknown>);
 }
 
 function makeListEntry(name: string, definition: ToolDefinition<unknown>): Tool {

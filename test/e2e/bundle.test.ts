@@ -4,14 +4,23 @@
 
 import { execFileSync, spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/client/stdio';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { PREBUILT_TOOL_LIST, type PrebuiltTool } from '../../src/runtime/prebuiltTools.js';
 import { listedTools } from '../../src/runtime/tasks.js';
-import { buildToolSet, PREBUILT_TOOL_LIST } from '../../src/runtime/toolset.js';
+import { buildToolSet } from '../../src/runtime/toolset.js';
 import { SERVICES } from '../../src/services/registry.js';
 import { type Connected, connectClient, ROOT } from './harness.js';
 
@@ -42,8 +51,8 @@ describe('the bundled command', () => {
   it('serves the prebuilt entries rather than making them again (an edited file shows in tools/list)', async () => {
     const file = join(folder, 'dist/cli', PREBUILT_TOOL_LIST);
     const original = readFileSync(file, 'utf8');
-    const edited = JSON.parse(original) as Record<string, { description: string }>;
-    edited['IssueDesk.WhoAmI']!.description = 'Edited in the prebuilt list.';
+    const edited = JSON.parse(original) as Record<string, PrebuiltTool>;
+    edited['IssueDesk.WhoAmI']!.listEntry.description = 'Edited in the prebuilt list.';
     writeFileSync(file, JSON.stringify(edited));
     try {
       const mcp = await connectClient(
@@ -64,6 +73,47 @@ describe('the bundled command', () => {
       }
     } finally {
       writeFileSync(file, original);
+    }
+  });
+
+  // Listing needs only the prebuilt list (runtime/prebuiltTools.ts): the module that defines a service's tools, with
+  // their zod schemas, loads on the first call. Shown by taking the chunk that holds IssueDesk's tools away.
+  it('lists tools without loading their definitions, which load on the first call', async () => {
+    const dist = join(folder, 'dist/cli');
+    const chunk = readdirSync(dist).find(
+      (name) =>
+        name.endsWith('.js.map') &&
+        (JSON.parse(readFileSync(join(dist, name), 'utf8')) as { sources: string[] }).sources.some((source) =>
+          source.endsWith('src/services/issuedesk/tools.ts'),
+        ),
+    );
+    expect(chunk).toBeDefined();
+    const file = join(dist, chunk!.replace(/\.map$/, ''));
+    renameSync(file, `${file}.away`);
+    try {
+      const mcp = await connectClient(
+        new StdioClientTransport({
+          command: process.execPath,
+          args: [main, 'serve', 'issuedesk', '--read-only'],
+          env: { PATH: process.env.PATH ?? '', SWITCHBOARD_LOG_LEVEL: 'error', ISSUEDESK_API_TOKEN: 'x' },
+          stderr: 'ignore',
+        }),
+      );
+      try {
+        // --read-only filters by the summaries' hints: 7 of IssueDesk's 13 tools read.
+        const { tools } = await mcp.client.listTools();
+        expect(tools.map((tool) => tool.name)).toContain('IssueDesk.SearchIssues');
+        expect(tools.every((tool) => tool.annotations?.readOnlyHint)).toBe(true);
+        // The call cannot load the definitions: an internal error, and the server goes on serving.
+        const result = await mcp.client.callTool({ name: 'IssueDesk.WhoAmI', arguments: {} });
+        expect(result.isError).toBe(true);
+        expect((result.structuredContent as { error: { kind: string } }).error.kind).toBe('internal');
+        expect((await mcp.client.listTools()).tools).toHaveLength(tools.length);
+      } finally {
+        await mcp.close();
+      }
+    } finally {
+      renameSync(`${file}.away`, file);
     }
   });
 

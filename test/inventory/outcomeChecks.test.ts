@@ -3,10 +3,11 @@
 
 import { describe, expect, it } from 'vitest';
 import type { ServiceDefinition } from '../../src/runtime/tool.js';
-import { outcomeCheckHint, withOutcomeChecks } from '../../src/runtime/tool.js';
+import { loadDefinition, outcomeCheckHint, withOutcomeChecks } from '../../src/runtime/tool.js';
 import { ISSUEDESK } from '../../src/services/issuedesk/service.js';
 import { MESSAGING } from '../../src/services/messaging/service.js';
 import { STORE } from '../../src/services/store/service.js';
+import { STORE_TOOLS } from '../../src/services/store/toolDefinitions.js';
 
 const SERVICES = [ISSUEDESK, MESSAGING, STORE] as ServiceDefinition<unknown>[];
 /** Tools annotated idempotent whose requests are still not repeated (an upsert may create records). */
@@ -14,9 +15,10 @@ const NOT_REPEATED_DESPITE_HINT = ['StoreApi.UpdateStoreRecords', 'StoreApi.Bulk
 
 describe('outcome checks', () => {
   for (const service of SERVICES) {
-    it(`${service.prefix}: each non-idempotent write has one, naming a read-only tool of the service`, () => {
-      const byName = new Map(service.tools.map((tool) => [tool.name, tool]));
-      const needing = service.tools.filter(
+    it(`${service.prefix}: each non-idempotent write has one, naming a read-only tool of the service`, async () => {
+      const tools = await Promise.all(service.tools.map(loadDefinition));
+      const byName = new Map(tools.map((tool) => [tool.name, tool]));
+      const needing = tools.filter(
         (tool) =>
           (!tool.hints.readOnlyHint && !tool.hints.idempotentHint) ||
           NOT_REPEATED_DESPITE_HINT.includes(`${service.prefix}.${tool.name}`),
@@ -34,7 +36,7 @@ describe('outcome checks', () => {
   }
 
   it('the hint names the checking tool and the tool itself, and says not to repeat blindly', () => {
-    const create = STORE.tools.find((tool) => tool.name === 'CreateStoreRecords')!;
+    const create = STORE_TOOLS.find((tool) => tool.name === 'CreateStoreRecords')!;
     const hint = outcomeCheckHint('StoreApi.CreateStoreRecords', create.outcomeCheck!);
     expect(hint).toMatch(/^StoreApi\.CreateStoreRecords may have taken effect/);
     expect(hint).toContain('First check with StoreApi.ListStoreRecords');
@@ -42,9 +44,9 @@ describe('outcome checks', () => {
   });
 
   it('a table naming an unknown tool is refused at start-up', () => {
-    expect(() => withOutcomeChecks(STORE.tools, { NoSuchTool: { how: 'x' } })).toThrow(/NoSuchTool/);
+    expect(() => withOutcomeChecks(STORE_TOOLS, { NoSuchTool: { how: 'x' } })).toThrow(/NoSuchTool/);
     expect(() =>
-      withOutcomeChecks(STORE.tools, { CreateStoreRecords: { tool: 'ListRecords', how: 'x' } }),
+      withOutcomeChecks(STORE_TOOLS, { CreateStoreRecords: { tool: 'ListRecords', how: 'x' } }),
     ).toThrow(/ListRecords/);
   });
 });

@@ -12,7 +12,7 @@ import {
 } from '../../src/runtime/auth/userTokens.js';
 import { AuthVault, type UpstreamTokenSet } from '../../src/runtime/auth/vault.js';
 import { ToolError } from '../../src/runtime/errors.js';
-import type { ServiceRuntime, ToolCall } from '../../src/runtime/tool.js';
+import { loadDefinition, type ServiceRuntime, type ToolCall } from '../../src/runtime/tool.js';
 import { reconnectError, StoreOAuthError } from '../../src/services/store/oauth.js';
 
 const START = Date.UTC(2026, 0, 1);
@@ -231,7 +231,7 @@ describe('UserTokens', () => {
       },
     };
     const wrapped = withUserTokenErrors(runtime, () => tokens);
-    const [t401, t403] = wrapped.definition.tools;
+    const [t401, t403] = await Promise.all(wrapped.definition.tools.map(loadDefinition));
     const principal = { subject: 'usrGrace', grantId: grant.id };
     await expect(t403!.run({}, null, call(principal))).rejects.toMatchObject({ message: 'got 403' });
     await expect(t401!.run({}, null, call())).rejects.toMatchObject({ message: 'got 401' });

@@ -81,9 +81,9 @@ describe('what the discovery mode lists', () => {
     expect(cost.total).toBeLessThanOrEqual(1200);
   });
 
-  it('publishes input schemas with exactly the parameters, and required ones, that it validates', () => {
+  it('publishes input schemas with exactly the parameters, and required ones, that it validates', async () => {
     for (const tool of discoveryToolSet(all).tools) {
-      const zodSchema = z.toJSONSchema(tool.definition.input, { io: 'input' }) as {
+      const zodSchema = z.toJSONSchema((await tool.load()).input, { io: 'input' }) as {
         properties: Record<string, unknown>;
         required?: string[];
       };

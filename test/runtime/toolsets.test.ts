@@ -302,7 +302,7 @@ describe('toolSetsByPath', () => {
   it('/discovery after /mcp or a selection serves the discovery mode over that set, one view per set', async () => {
     /** What search_tools of a discovery view finds for "delete", at most 20. */
     const found = async (view: ToolSet) => {
-      const search = view.byName.get('search_tools')!.definition;
+      const search = await view.byName.get('search_tools')!.load();
       const call = {
         signal: new AbortController().signal,
         toolName: 'search_tools',

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { parseRequestBody, schemaModeShape } from '../../src/runtime/schemaMode.js';
 import { validateArguments } from '../../src/runtime/validate.js';
-import { ISSUEDESK } from '../../src/services/issuedesk/service.js';
+import { ISSUEDESK_TOOLS } from '../../src/services/issuedesk/tools.js';
 import { MESSAGING_BODIES } from '../../src/services/messaging/schemas.js';
 import { STORE_BODIES } from '../../src/services/store/schemas/index.js';
 import { describeIssues, describeValue, REPORT_INPUT } from '../../src/text/zodIssues.js';
@@ -273,14 +273,14 @@ describe("the schemas' own messages", () => {
 
 describe('the three examples agents met', () => {
   it('IssueDesk.UpdateIssueStatus with lookup_by "idd"', () => {
-    const tool = ISSUEDESK.tools.find((t) => t.name === 'UpdateIssueStatus')!;
+    const tool = ISSUEDESK_TOOLS.find((t) => t.name === 'UpdateIssueStatus')!;
     expect(problems(tool.input, { state: 'closed', lookup_by: 'idd', value: '12' })).toEqual([
       'lookup_by: must be one of "id", "search"; got string "idd"; did you mean "id"?',
     ]);
   });
 
   it('IssueDesk.UpdateIssueStatus with a state that is neither built in nor a slug', () => {
-    const tool = ISSUEDESK.tools.find((t) => t.name === 'UpdateIssueStatus')!;
+    const tool = ISSUEDESK_TOOLS.find((t) => t.name === 'UpdateIssueStatus')!;
     const [line] = problems(tool.input, { state: 'Not A Slug!', lookup_by: 'id', value: '12' });
     expect(line).toMatch(
       /^state: must be one of "new", .*"closed" or a status slug.*; got string "Not A Slug!"$/,

@@ -8,7 +8,7 @@
 
 import { isToolError, ToolError } from '../errors.js';
 import { log } from '../log.js';
-import type { ServiceRuntime, ToolCall } from '../tool.js';
+import { changeDefinition, type ServiceRuntime, type ToolCall } from '../tool.js';
 import { AuthStateUnavailableError, type Release } from './authState.js';
 import { type GrantStore, RENEW_BEFORE_MS, type StoredGrant, TokenBroker } from './renewal.js';
 import type { AuthVault, GrantRecord, UpstreamTokenSet } from './vault.js';
@@ -213,20 +213,22 @@ export function withUserTokenErrors<Ctx>(runtime: ServiceRuntime<Ctx>, tokens: (
     context: runtime.context,
     definition: {
       ...definition,
-      tools: definition.tools.map((tool) => ({
-        ...tool,
-        run: async (args: unknown, ctx: Ctx, call: ToolCall) => {
-          try {
-            return await tool.run(args, ctx, call);
-          } catch (error) {
-            const broker = tokens();
-            if (broker && call.principal && isToolError(error) && error.status === 401) {
-              throw await broker.afterUnauthorized(call, error);
+      tools: definition.tools.map((entry) =>
+        changeDefinition(entry, (tool) => ({
+          ...tool,
+          run: async (args: unknown, ctx: Ctx, call: ToolCall) => {
+            try {
+              return await tool.run(args, ctx, call);
+            } catch (error) {
+              const broker = tokens();
+              if (broker && call.principal && isToolError(error) && error.status === 401) {
+                throw await broker.afterUnauthorized(call, error);
+              }
+              throw error;
             }
-            throw error;
-          }
-        },
-      })),
+          },
+        })),
+      ),
     },
   } satisfies ServiceRuntime<Ctx>;
 }

@@ -1,6 +1,7 @@
 // The IssueDesk service: its tools, the instructions sent once per session, and its wiring from configuration.
 
 import { withOutputSchemas } from '../../runtime/outputSchemas.js';
+import { serviceTools } from '../../runtime/prebuiltTools.js';
 import type { RateBudget } from '../../runtime/rateLimiter.js';
 import type { SharedState } from '../../runtime/sharedState/redis.js';
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
@@ -11,9 +12,7 @@ import {
   sharedStateOf,
 } from '../serviceEntry.js';
 import { DEFAULT_BASE_URL, IssueDeskClient, TOKEN_ENV } from './client.js';
-import { ISSUEDESK_OUTPUT_SCHEMAS } from './outputSchemas.js';
 import type { IssueDeskContext } from './resolve.js';
-import { ISSUEDESK_TOOLS } from './tools.js';
 import { ISSUEDESK_TOOLSETS } from './toolsets.js';
 
 export const ISSUEDESK_INSTRUCTIONS = `IssueDesk (customer-support issue desk: issues, contacts, users, teams).
@@ -26,7 +25,14 @@ export const ISSUEDESK: ServiceDefinition<IssueDeskContext> = {
   prefix: 'IssueDesk',
   title: 'IssueDesk',
   instructions: ISSUEDESK_INSTRUCTIONS,
-  tools: withOutputSchemas(ISSUEDESK_TOOLS, ISSUEDESK_OUTPUT_SCHEMAS),
+  // The definitions load on the first call in the built program (runtime/prebuiltTools.ts).
+  tools: await serviceTools('IssueDesk', async () => {
+    const [{ ISSUEDESK_TOOLS }, { ISSUEDESK_OUTPUT_SCHEMAS }] = await Promise.all([
+      import('./tools.js'),
+      import('./outputSchemas.js'),
+    ]);
+    return withOutputSchemas(ISSUEDESK_TOOLS, ISSUEDESK_OUTPUT_SCHEMAS);
+  }),
   toolsets: ISSUEDESK_TOOLSETS,
 };
 

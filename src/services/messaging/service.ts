@@ -2,6 +2,7 @@
 // configuration (secrets, region, host).
 
 import { withOutputSchemas } from '../../runtime/outputSchemas.js';
+import { serviceTools } from '../../runtime/prebuiltTools.js';
 import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
 import {
   commonEmulatorOptions,
@@ -16,8 +17,7 @@ import {
   type RegionSetting,
   SITE_ID_ENV,
 } from './client.js';
-import { MESSAGING_OUTPUT_SCHEMAS } from './outputSchemas.js';
-import { MESSAGING_TOOLS, type MessagingContext } from './tools.js';
+import type { MessagingContext } from './tools.js';
 import { MESSAGING_TOOLSETS } from './toolsets.js';
 
 export const MESSAGING_INSTRUCTIONS = `MessagingTrackApi (customer-messaging tracking API: people, devices, events, forms, segments, objects, batches).
@@ -30,7 +30,14 @@ export const MESSAGING: ServiceDefinition<MessagingContext> = {
   prefix: 'MessagingTrackApi',
   title: 'MessagingTrackApi',
   instructions: MESSAGING_INSTRUCTIONS,
-  tools: withOutputSchemas(MESSAGING_TOOLS, MESSAGING_OUTPUT_SCHEMAS),
+  // The definitions load on the first call in the built program (runtime/prebuiltTools.ts).
+  tools: await serviceTools('MessagingTrackApi', async () => {
+    const [{ MESSAGING_TOOLS }, { MESSAGING_OUTPUT_SCHEMAS }] = await Promise.all([
+      import('./tools.js'),
+      import('./outputSchemas.js'),
+    ]);
+    return withOutputSchemas(MESSAGING_TOOLS, MESSAGING_OUTPUT_SCHEMAS);
+  }),
   toolsets: MESSAGING_TOOLSETS,
 };
 

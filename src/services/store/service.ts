@@ -1,14 +1,8 @@
 // The StoreApi service: its tools, the instructions sent once per session, and its wiring from configuration.
 
 import { existsSync } from 'node:fs';
-import { withOutputSchemas } from '../../runtime/outputSchemas.js';
 import type { SharedState } from '../../runtime/sharedState/redis.js';
-import {
-  type ServiceDefinition,
-  type ServiceRuntime,
-  type ToolDefinition,
-  withOutcomeChecks,
-} from '../../runtime/tool.js';
+import type { ServiceDefinition, ServiceRuntime } from '../../runtime/tool.js';
 import {
   commonEmulatorOptions,
   emulatorCredential,
@@ -18,17 +12,10 @@ import {
 import { DEFAULT_BASE_URL, StoreClient, TOKEN_ENV, type TokenSource } from './client.js';
 import { savedStoreLoginFromEnv, storeCredentialsPath } from './credentials.js';
 import { STORE_LOGIN } from './login.js';
-import { STORE_OUTCOME_CHECKS } from './outcomeChecks.js';
-import { STORE_OUTPUT_SCHEMAS } from './outputSchemas.js';
 import { STORE_PER_USER_AUTH } from './perUserAuth.js';
-import { STORE_TOOL_LIST } from './tools/index.js';
+import { STORE_PREFIX, STORE_TOOL_ENTRIES } from './toolEntries.js';
 import type { StoreContext } from './tools/shared.js';
 import { STORE_TOOLSETS } from './toolsets.js';
-
-export const STORE_TOOLS: readonly ToolDefinition<StoreContext>[] = withOutputSchemas(
-  withOutcomeChecks(STORE_TOOL_LIST, STORE_OUTCOME_CHECKS),
-  STORE_OUTPUT_SCHEMAS,
-);
 
 export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, fields, views, records, comments, webhooks; sharing, workspaces, enterprise administration, SCIM, bulk data tables).
 - Tools with mode: first call mode "get_request_schema" for the body's JSON Schema (with examples), then "execute" with request_body as JSON text, checked before sending.
@@ -38,10 +25,10 @@ export const STORE_INSTRUCTIONS = `StoreApi (hosted data store: bases, tables, f
 
 export const STORE: ServiceDefinition<StoreContext> = {
   id: 'store',
-  prefix: 'StoreApi',
+  prefix: STORE_PREFIX,
   title: 'StoreApi',
   instructions: STORE_INSTRUCTIONS,
-  tools: STORE_TOOLS,
+  tools: STORE_TOOL_ENTRIES,
   toolsets: STORE_TOOLSETS,
 };
 

@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import type { Operation } from '../../../src/runtime/operation.js';
 import { STORE_OPERATIONS } from '../../../src/services/store/endpoints.js';
 import { STORE_TOOL_SCOPES } from '../../../src/services/store/scopes.js';
-import { STORE_TOOLS } from '../../../src/services/store/service.js';
+import { STORE_TOOLS } from '../../../src/services/store/toolDefinitions.js';
 import { STORE_TOOL_LIST } from '../../../src/services/store/tools/index.js';
 
 const MAPPING = fileURLToPath(new URL('../../../../shared/reference/upstream-mapping.md', import.meta.url));

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ALL_SCOPES } from '../../../src/services/store/emulator/auth.js';
 import { scopesForTools } from '../../../src/services/store/oauth.js';
 import { STORE_TOOL_SCOPES } from '../../../src/services/store/scopes.js';
-import { STORE_TOOLS } from '../../../src/services/store/service.js';
+import { STORE_TOOLS } from '../../../src/services/store/toolDefinitions.js';
 
 describe('StoreApi tool scopes', () => {
   it('name every tool once, and only documented scopes', () => {

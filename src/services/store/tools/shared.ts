@@ -25,7 +25,12 @@ type StoreRow<S extends z.ZodObject> = Omit<EndpointToolRow<StoreContext, S>, 'c
  * the caller's API client unless the row names another (the attachment upload's content host).
  */
 export function storeTool<S extends z.ZodObject>(row: StoreRow<S>): StoreTool {
-  return { ...endpointTool({ client: apiClient, ...row }), operation: row.endpoint.operation };
+  const { operation } = row.endpoint;
+  return {
+    ...endpointTool({ client: apiClient, ...row }),
+    operation,
+    ...(operation.scope !== undefined ? { scope: operation.scope } : {}),
+  };
 }
 
 export { CREATE, DESTROY, READ_ONLY, UPDATE } from '../../../runtime/hints.js';
