@@ -29,6 +29,7 @@ import { type Context, Hono } from 'hono';
 import { discoveryToolSet } from './discovery.js';
 import { mountHealth } from './health.js';
 import { type HttpLimits, nodeServerOptions, resolveHttpLimits } from './httpLimits.js';
+import { legacyExchangeRequest, legacyExchanges } from './legacyExchange.js';
 import { HttpLifecycle } from './lifecycle.js';
 import { log } from './log.js';
 import { createMcpServer, SERVER_NAME, SERVER_VERSION } from './mcpServer.js';
@@ -294,12 +295,18 @@ export function createHttpApp(
           { status: 401, headers: { 'www-authenticate': 'Bearer' } },
         )
       : undefined;
+  const answerLegacyCall = legacyExchanges((served) => serverFor(served, 'legacy'));
   /** The SDK's handler, after the checks its entry leaves out (checkMcpPost). */
   const serveMcp = async (c: Context, served: ToolSet, authInfo?: AuthInfo): Promise<Response> => {
     const checked = await checkMcpPost(c.req.raw, incomingOf(c));
     if (checked instanceof Response) return checked;
     // A request asking for progress gets the SDK's own answer, an SSE stream, which can carry the notifications.
     if (checked.legacy && checked.parsedBody !== undefined && !asksForProgress(checked.parsedBody)) {
+      // The common case, a plain tools/call without a verified caller, by a kept server (legacyExchange.ts).
+      const exchange = authInfo
+        ? undefined
+        : legacyExchangeRequest(checked.parsedBody, checked.request.headers.get('mcp-protocol-version'));
+      if (exchange) return answerLegacyCall(served, checked.request, exchange);
       const server = serverFor(served, 'legacy', authInfo);
       return serveLegacyAsJson(server, checked.request, checked.parsedBody, authInfo);
     }
