@@ -441,6 +441,11 @@ function loadedUndici() {
   return undici;
 }
 
+/** Loads the upstream HTTP client ahead of the first upstream call (mcpServer.ts, after the first tools/list). */
+export function prepareUpstreamClient(): void {
+  loadedUndici().catch(() => undefined); // a failure is met again, and reported, by the first call
+}
+
 async function loadUndici() {
   // undici is CommonJS: its exports object is the default export, the only one a bundle gives it.
   const { Agent, interceptors, request } = (await import('undici')).default;

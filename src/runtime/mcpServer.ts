@@ -23,6 +23,7 @@ import {
 } from './callEvents.js';
 import { callWithConfirmation } from './confirmation.js';
 import { type ErrorKind, isToolError } from './errors.js';
+import { prepareUpstreamClient } from './http.js';
 import { SWITCHBOARD, serviceIcons, switchboardIcons } from './icons.js';
 import { log } from './log.js';
 import { type ProgressReport, throttledProgress } from './progress.js';
@@ -72,7 +73,10 @@ export function createMcpServer(toolSet: ToolSet, options: McpServerOptions = {}
     supportedProtocolVersions: [...SUPPORTED_PROTOCOL_VERSIONS],
     cacheHints: { 'tools/list': LIST_CACHE_HINT, 'server/discover': LIST_CACHE_HINT },
   });
-  server.setRequestHandler('tools/list', async () => ({ tools: listedTools(toolSet) as never }));
+  server.setRequestHandler('tools/list', async () => {
+    warmUpAfterListing(toolSet);
+    return { tools: listedTools(toolSet) as never };
+  });
   serveTasks(server, toolSet, {
     ...(options.era ? { era: options.era } : {}),
     ...(options.principal ? { principal: options.principal } : {}),
@@ -191,6 +195,27 @@ function callerOf(request: CallToolRequest, ctx: ServerContext, server: Server):
 
 function stringOrUndefined(value: unknown): string | undefined {
   return typeof value === 'string' ? value : undefined;
+}
+
+/** Seconds after a first tools/list, when the modules its first call needs are loaded (warmUpAfterListing). */
+const WARM_UP_DELAY_MS = 1_000;
+let warmedUp = false;
+
+/**
+ * After its first tools/list a client calls a tool seconds later, if at all (a model reads the list first). The
+ * process loads meanwhile what that call would otherwise wait for: each served service's tool module (the built
+ * program loads them on first use, runtime/prebuiltTools.ts) and the upstream HTTP client, about 0.15 s of CPU.
+ * A second later, not at once: a client that only lists (a cold-start check, a health probe) is not kept waiting
+ * or made to share the CPU, and the timer does not keep the process up.
+ */
+function warmUpAfterListing(toolSet: ToolSet): void {
+  if (warmedUp) return;
+  warmedUp = true;
+  setTimeout(() => {
+    prepareUpstreamClient();
+    const first = new Map(toolSet.tools.map((tool) => [tool.context, tool]));
+    for (const tool of first.values()) tool.load().catch(() => undefined); // a failure is the call's to report
+  }, WARM_UP_DELAY_MS).unref();
 }
 
 /** What a tool call runs with besides its arguments. */

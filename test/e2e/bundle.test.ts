@@ -78,7 +78,8 @@ describe('the bundled command', () => {
 
   // Listing needs only the prebuilt list (runtime/prebuiltTools.ts): the module that defines a service's tools, with
   // their zod schemas, loads on the first call. Shown by taking the chunk that holds IssueDesk's tools away.
-  it('lists tools without loading their definitions, which load on the first call', async () => {
+  /** The built chunk that defines IssueDesk's tools (found by its source map). */
+  const issueDeskToolsChunk = () => {
     const dist = join(folder, 'dist/cli');
     const chunk = readdirSync(dist).find(
       (name) =>
@@ -88,7 +89,11 @@ describe('the bundled command', () => {
         ),
     );
     expect(chunk).toBeDefined();
-    const file = join(dist, chunk!.replace(/\.map$/, ''));
+    return join(dist, chunk!.replace(/\.map$/, ''));
+  };
+
+  it('lists tools without loading their definitions, which load on the first call', async () => {
+    const file = issueDeskToolsChunk();
     renameSync(file, `${file}.away`);
     try {
       const mcp = await connectClient(
@@ -116,6 +121,30 @@ describe('the bundled command', () => {
       renameSync(`${file}.away`, file);
     }
   });
+
+  // A client calls its first tool seconds after listing, if at all: a second after the first tools/list the process
+  // loads what that call needs (mcpServer.ts, warmUpAfterListing). Shown by taking the chunk away after that.
+  it('loads the tool modules a second after the first tools/list, before any call', async () => {
+    const file = issueDeskToolsChunk();
+    const mcp = await connectClient(
+      new StdioClientTransport({
+        command: process.execPath,
+        args: [main, 'serve', 'issuedesk', '--sandbox', '--data-dir', ':memory:'],
+        env: { PATH: process.env.PATH ?? '', SWITCHBOARD_LOG_LEVEL: 'error' },
+        stderr: 'ignore',
+      }),
+    );
+    try {
+      await mcp.client.listTools();
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+      renameSync(file, `${file}.away`);
+      const who = await mcp.client.callTool({ name: 'IssueDesk.WhoAmI', arguments: {} });
+      expect(who.isError, JSON.stringify(who.content)).toBeFalsy();
+    } finally {
+      renameSync(`${file}.away`, file);
+      await mcp.close();
+    }
+  }, 30_000);
 
   // The sandbox console's page comes from dist/cli/console/ (scripts/build.mjs), not from esbuild, which an
   // installed package does not have: an edited file is what the server sends.
