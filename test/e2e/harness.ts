@@ -149,6 +149,50 @@ export async function connect(kind: Transport, env: ServerEnv): Promise<Connecte
   return kind === 'stdio' ? connectStdio(env) : connectHttp(env);
 }
 
+/** One JSON-RPC message of an MCP answer, as raw HTTP tests read it. */
+export interface RawReply {
+  id?: string | number | null;
+  result?: Record<string, unknown>;
+  error?: { code: number; message: string; data?: Record<string, unknown> };
+}
+
+/**
+ * A raw POST to an MCP endpoint, with the Accept and Content-Type every client sends: the status, the answer's
+ * content type, and its JSON-RPC messages from a JSON body or SSE frames (`body`: the first).
+ */
+export async function postMcp(
+  url: string,
+  body: unknown,
+  headers: Record<string, string> = {},
+  init: RequestInit = {},
+): Promise<{ status: number; type: string | null; messages: RawReply[]; body: RawReply }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      accept: 'application/json, text/event-stream',
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+    ...init,
+  });
+  const text = await response.text();
+  const trimmed = text.trimStart();
+  const messages: RawReply[] =
+    trimmed.startsWith('{') || trimmed.startsWith('[')
+      ? [JSON.parse(trimmed)].flat()
+      : text
+          .split('\n')
+          .filter((line) => line.startsWith('data:') && line.length > 5)
+          .map((line) => JSON.parse(line.slice(5)) as RawReply);
+  return {
+    status: response.status,
+    type: response.headers.get('content-type'),
+    messages,
+    body: messages[0] ?? {},
+  };
+}
+
 export interface LoggedRequest {
   seq: number;
   method: string;

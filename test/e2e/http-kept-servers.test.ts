@@ -8,34 +8,17 @@ import { legacyExchangeRequest } from '../../src/runtime/legacyExchange.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
 import { createIssueDeskRuntime } from '../../src/services/issuedesk/service.js';
-import { type Emulator, startEmulator } from './harness.js';
-
-interface Reply {
-  id?: string | number | null;
-  result?: { structuredContent?: Record<string, unknown>; isError?: boolean };
-  error?: { code: number; message: string };
-}
+import { type Emulator, postMcp, type RawReply, startEmulator } from './harness.js';
 
 const LEGACY = { 'mcp-protocol-version': '2025-11-25' };
 
-async function post(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = LEGACY,
-  signal?: AbortSignal,
-) {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: JSON.stringify(body),
-    ...(signal ? { signal } : {}),
-  });
-  return { status: response.status, type: response.headers.get('content-type'), text: await response.text() };
+/** A raw POST under the 2025 revision by default; `reply` is the JSON-RPC answer. */
+async function post(url: string, body: unknown, headers = LEGACY, signal?: AbortSignal) {
+  const answer = await postMcp(url, body, headers, signal ? { signal } : {});
+  return { ...answer, reply: answer.body as Reply };
 }
+
+type Reply = RawReply & { result?: { structuredContent?: Record<string, unknown>; isError?: boolean } };
 
 const getIssue = (id: number | string, issueId: string) => ({
   jsonrpc: '2.0',
@@ -70,28 +53,24 @@ describe('2025 tools/call over HTTP, by kept servers', () => {
       answers.forEach((answer, k) => {
         expect(answer.status).toBe(200);
         expect(answer.type).toBe('application/json');
-        const reply = JSON.parse(answer.text) as Reply;
+        const { reply } = answer;
         expect(reply.id).toBe(id);
-        expect(reply.result?.isError, answer.text).toBeUndefined();
+        expect(reply.result?.isError, JSON.stringify(reply)).toBeUndefined();
         expect((reply.result?.structuredContent?.issue as { id?: string } | undefined)?.id).toBe(issueIds[k]);
       });
     }
   });
 
   it('answers an unknown tool with the same JSON-RPC error as before, and keeps serving', async () => {
-    const unknown = JSON.parse(
-      (
-        await post(server.url, {
-          jsonrpc: '2.0',
-          id: 5,
-          method: 'tools/call',
-          params: { name: 'IssueDesk.NoSuchTool', arguments: {} },
-        })
-      ).text,
-    ) as Reply;
+    const { reply: unknown } = await post(server.url, {
+      jsonrpc: '2.0',
+      id: 5,
+      method: 'tools/call',
+      params: { name: 'IssueDesk.NoSuchTool', arguments: {} },
+    });
     expect(unknown).toMatchObject({ id: 5, error: { code: -32602 } });
     expect(unknown.error?.message).toContain('Unknown tool "IssueDesk.NoSuchTool"');
-    const next = JSON.parse((await post(server.url, getIssue(6, issueIds[0]!))).text) as Reply;
+    const { reply: next } = await post(server.url, getIssue(6, issueIds[0]!));
     expect(next.result?.isError).toBeUndefined();
   });
 
@@ -115,9 +94,9 @@ describe('2025 tools/call over HTTP, by kept servers', () => {
       issueIds.map((issueId, k) => post(server.url, getIssue(200 + k, issueId))),
     );
     for (const [k, answer] of answers.entries()) {
-      const reply = JSON.parse(answer.text) as Reply;
+      const { reply } = answer;
       expect(reply.id).toBe(200 + k);
-      expect(reply.result?.isError, answer.text).toBeUndefined();
+      expect(reply.result?.isError, JSON.stringify(reply)).toBeUndefined();
     }
   });
 
@@ -142,7 +121,7 @@ describe('2025 tools/call over HTTP, by kept servers', () => {
     (withProgress.params as Record<string, unknown>)._meta = { progressToken: 'p1' };
     const streamed = await post(server.url, withProgress);
     expect(streamed.type).toBe('text/event-stream');
-    expect(streamed.text).toContain('"id":7');
+    expect(streamed.reply.id).toBe(7);
     const refused = await post(server.url, getIssue(8, issueIds[0]!), {
       'mcp-protocol-version': '1999-01-01',
     });

@@ -12,7 +12,15 @@ import { SUPPORTED_PROTOCOL_VERSIONS } from '../../src/runtime/protocol.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { type HttpOptions, type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
 import { createIssueDeskRuntime } from '../../src/services/issuedesk/service.js';
-import { CLI, type Emulator, ROOT, spawnCli, startEmulator } from './harness.js';
+import {
+  CLI,
+  type Emulator,
+  postMcp as post,
+  type RawReply,
+  ROOT,
+  spawnCli,
+  startEmulator,
+} from './harness.js';
 
 const MODERN = '2026-07-28';
 const META = (version = MODERN) => ({
@@ -26,11 +34,7 @@ const initialize = (id: number, protocolVersion: string) => ({
   params: { protocolVersion, capabilities: {}, clientInfo: { name: 'edge-client', version: '1.0.0' } },
 });
 
-interface Reply {
-  id?: string | number | null;
-  result?: Record<string, unknown>;
-  error?: { code: number; message: string; data?: Record<string, unknown> };
-}
+type Reply = RawReply;
 
 type StdioServer = ReturnType<typeof stdioServer>;
 
@@ -205,35 +209,6 @@ describe('over stdio', () => {
     expect(byId.get(4)?.error?.code).toBe(-32600);
   });
 });
-
-/** A POST to the MCP endpoint; the answer's JSON-RPC messages, from a JSON body or SSE frames. */
-async function post(
-  url: string,
-  body: unknown,
-  headers: Record<string, string> = {},
-  init: RequestInit = {},
-): Promise<{ status: number; messages: Reply[]; body: Reply }> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      accept: 'application/json, text/event-stream',
-      ...headers,
-    },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-    ...init,
-  });
-  const text = await response.text();
-  const trimmed = text.trimStart();
-  const messages: Reply[] =
-    trimmed.startsWith('{') || trimmed.startsWith('[')
-      ? [JSON.parse(trimmed)].flat()
-      : text
-          .split('\n')
-          .filter((line) => line.startsWith('data:') && line.length > 5)
-          .map((line) => JSON.parse(line.slice(5)) as Reply);
-  return { status: response.status, messages, body: messages[0] ?? {} };
-}
 
 /** The headers a 2026-07-28 request carries (Streamable HTTP, Request Metadata). */
 const modernHeaders = (method: string, name?: string, version = MODERN) => ({

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
 import { createIssueDeskRuntime } from '../../src/services/issuedesk/service.js';
-import { CLI, ROOT } from './harness.js';
+import { CLI, postMcp, ROOT } from './harness.js';
 
 const LEGACY = '2025-11-25';
 const initialize = {
@@ -30,27 +30,7 @@ describe(`protocol revision ${LEGACY}`, () => {
   });
   afterAll(() => server.close());
 
-  async function post(body: unknown, headers: Record<string, string> = {}) {
-    const response = await fetch(server.url, {
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: 'application/json, text/event-stream',
-        ...headers,
-      },
-      body: JSON.stringify(body),
-    });
-    const text = await response.text();
-    // A JSON body, or SSE frames whose data lines carry the JSON-RPC message.
-    const json = text.trimStart().startsWith('{')
-      ? text
-      : text
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5))
-          .join('');
-    return { status: response.status, body: JSON.parse(json) as { result?: Record<string, unknown> } };
-  }
+  const post = (body: unknown, headers: Record<string, string> = {}) => postMcp(server.url, body, headers);
 
   it('over HTTP: initialize negotiates it, then tools/list works statelessly', async () => {
     const init = await post(initialize);
