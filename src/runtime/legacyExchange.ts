@@ -5,7 +5,7 @@
 // Here the servers are kept: each serves one request at a time through an in-memory transport (the SDK's Transport
 // interface), goes back to a pool when it has answered, and is closed instead when its client hangs up, as the
 // per-request server would be. What a request meets is unchanged: the same createMcpServer, the same handlers, and a
-// server that never saw `initialize` (a stateless 2025 request never reaches the server that answered it).
+// server that never saw the client's `initialize` (nor did the per-request one: stateless, it answered one request).
 // Only requests the SDK's transport would pass on unchanged come here (legacyExchangeRequest); the rest, and every
 // request with a verified caller (whose server is built for that person), take the SDK's own path.
 
