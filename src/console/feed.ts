@@ -9,6 +9,7 @@
 // Bounded: the last CONSOLE_FEED_CAPACITY calls are kept, each shown value cut at MAX_SHOWN_CHARS. Everything
 // shown passes through secrets.ts first; the logs keep no credentials (only the auth scheme) to begin with.
 
+import type { RequestLogEntry } from '../emulation/requestLog.js';
 import {
   type CallEvent,
   type CallEventListener,
@@ -31,20 +32,6 @@ export const MAX_SHOWN_CHARS = 20_000;
 export interface WatchedEmulator {
   service: string;
   url: string;
-}
-
-/** The request-log entry as the emulators' control API returns it (emulation/requestLog.ts). */
-interface LoggedRequest {
-  seq: number;
-  time: string;
-  method: string;
-  path: string;
-  query: Record<string, string | string[]>;
-  body: unknown;
-  status: number;
-  durationMs: number;
-  fault?: string;
-  callId?: string;
 }
 
 /** A value as shown: redacted, and cut to MAX_SHOWN_CHARS of JSON (then a string ending in the `…cut` marker). */
@@ -235,7 +222,7 @@ export class CallFeed {
         const response = await fetch(`${emulator.url}/_emulator/requests?since=${emulator.lastSeq}`);
         if (!response.ok) throw new Error(`the request log answered ${response.status}`);
         const { requests, last_seq: lastSeq } = (await response.json()) as {
-          requests: LoggedRequest[];
+          requests: RequestLogEntry[];
           last_seq: number;
         };
         emulator.lastSeq = Math.max(emulator.lastSeq, lastSeq);
@@ -253,7 +240,7 @@ export class CallFeed {
       });
   }
 
-  #attach(emulator: EmulatorWatch, entry: LoggedRequest): void {
+  #attach(emulator: EmulatorWatch, entry: RequestLogEntry): void {
     const call = entry.callId ? this.#calls.get(entry.callId) : undefined;
     if (
       !call ||

@@ -2,7 +2,7 @@
 // way users run it: `node dist/cli/main.js ...`. Built here into a temporary folder laid out like the package
 // (package.json and node_modules beside dist/), so the test checks the current sources, not a stale dist/.
 
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { once } from 'node:events';
 import {
   mkdtempSync,
@@ -22,7 +22,7 @@ import { PREBUILT_TOOL_LIST, type PrebuiltTool } from '../../src/runtime/prebuil
 import { listedTools } from '../../src/runtime/tasks.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
 import { SERVICES } from '../../src/services/registry.js';
-import { type Connected, connectClient, ROOT } from './harness.js';
+import { type Connected, connectClient, ROOT, spawnCli } from './harness.js';
 
 let folder: string;
 let main: string;
@@ -152,40 +152,20 @@ describe('the bundled command', () => {
     const file = join(folder, 'dist/cli/console/index.html');
     const original = readFileSync(file, 'utf8');
     writeFileSync(file, original.replace('<title>', '<title>Edited in the prebuilt page. '));
-    const server = spawn(
-      process.execPath,
-      [
-        main,
-        'serve',
-        'issuedesk',
-        '--sandbox',
-        '--transport',
-        'http',
-        '--port',
-        '0',
-        '--data-dir',
-        ':memory:',
-      ],
-      { env: { PATH: process.env.PATH ?? '' }, stdio: ['ignore', 'ignore', 'pipe'] },
+    const server = spawnCli(
+      ['serve', 'issuedesk', '--sandbox', '--transport', 'http', '--port', '0', '--data-dir', ':memory:'],
+      {},
+      /Console \(watch and steer the sandbox in a browser\): (\S+)/,
+      { entry: [main] },
     );
     try {
-      let banner = '';
-      server.stderr.on('data', (chunk: Buffer) => {
-        banner += chunk.toString();
-      });
-      let url: string | undefined;
-      for (let waited = 0; url === undefined && waited < 20_000; waited += 100) {
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        url = /Console \(watch and steer the sandbox in a browser\): (\S+)/.exec(banner)?.[1];
-      }
-      expect(url, banner).toBeDefined();
+      const [, url] = await server.ready;
       const page = await fetch(url!, { headers: { accept: 'text/html' } });
       expect(await page.text()).toContain('<title>Edited in the prebuilt page. ');
       const script = await fetch(new URL('/console/app.js', url));
       expect(await script.text()).toBe(readFileSync(join(folder, 'dist/cli/console/app.js'), 'utf8'));
     } finally {
-      server.kill('SIGTERM');
-      if (server.exitCode === null) await once(server, 'exit');
+      await server.stop();
       writeFileSync(file, original);
     }
   }, 30_000);

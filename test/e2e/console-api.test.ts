@@ -117,17 +117,26 @@ async function connect(mcpUrl: string, era: 'legacy' | 'modern', name: string): 
   return client;
 }
 
+/**
+ * The console API of the console at `consoleUrl()` (read per request: it is known once the server has started):
+ * `api` as it is, `send` a JSON body from the console's own origin, as its page does.
+ */
+function consoleApi(consoleUrl: () => string) {
+  const api = (path: string, init: RequestInit = {}) => fetch(`${consoleUrl()}console/api${path}`, init);
+  const send = (method: string, path: string, body?: unknown) =>
+    api(path, {
+      method,
+      headers: { 'content-type': 'application/json', origin: new URL(consoleUrl()).origin },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+  return { api, send };
+}
+
 describe('the sandbox console API', () => {
   let proc: ReturnType<typeof sandbox>;
   let mcpUrl: string;
   let consoleUrl: string;
-  const api = (path: string, init: RequestInit = {}) => fetch(`${consoleUrl}console/api${path}`, init);
-  const send = (method: string, path: string, body?: unknown) =>
-    api(path, {
-      method,
-      headers: { 'content-type': 'application/json', origin: new URL(consoleUrl).origin },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const { api, send } = consoleApi(() => consoleUrl);
 
   beforeAll(async () => {
     proc = sandbox([], {}, READY, ['issuedesk', 'store']);
@@ -614,13 +623,7 @@ describe("the store's per-base rate limit through the console", () => {
   let mcpUrl: string;
   let consoleUrl: string;
   let storeUrl: string;
-  const api = (path: string, init: RequestInit = {}) => fetch(`${consoleUrl}console/api${path}`, init);
-  const send = (method: string, path: string, body?: unknown) =>
-    api(path, {
-      method,
-      headers: { 'content-type': 'application/json', origin: new URL(consoleUrl).origin },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    });
+  const { api, send } = consoleApi(() => consoleUrl);
   /** What the store emulator's own control endpoint reports. */
   const emulatorSays = async () =>
     (await (await fetch(`${storeUrl}/_emulator/base-rate-limit`)).json()) as {

@@ -263,9 +263,13 @@ export function spawnCli(
   args: string[],
   env: Record<string, string>,
   pattern: RegExp,
-  options: { stream?: 'stderr' | 'stdout' } = {},
+  options: {
+    stream?: 'stderr' | 'stdout';
+    /** What runs the command: the sources through tsx (CLI) unless given, e.g. a built `dist/cli/main.js`. */
+    entry?: readonly string[];
+  } = {},
 ) {
-  const child = spawn(process.execPath, [...CLI, ...args], {
+  const child = spawn(process.execPath, [...(options.entry ?? CLI), ...args], {
     cwd: ROOT,
     env: { PATH: process.env.PATH ?? '', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],

@@ -17,7 +17,7 @@ import {
   type UpstreamLimitField,
   type UpstreamLimitSettings,
 } from './api.js';
-import { ErrorNote, useRefreshAfterCalls } from './parts.js';
+import { ErrorNote, FormOutcome, useRefreshAfterCalls } from './parts.js';
 
 const isNumeric = (field: FaultField) => /int|number/i.test(field.type);
 const isBoolean = (field: FaultField) => /bool/i.test(field.type);
@@ -159,10 +159,7 @@ function FaultsPanel(props: { service: string; active: boolean; refresh: number 
           </button>
         </span>
       </form>
-      <ErrorNote error={error} />
-      <p class="muted" aria-live="polite">
-        {status}
-      </p>
+      <FormOutcome error={error} status={status} />
       {rules.length === 0 ? (
         <p class="muted" id={`faults-${service}-none`}>
           No faults set: requests are answered normally.
@@ -297,10 +294,7 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
           Save rate limits
         </button>
       </form>
-      <ErrorNote error={error} />
-      <p class="muted" aria-live="polite">
-        {status}
-      </p>
+      <FormOutcome error={error} status={status} />
     </div>
   );
 }
@@ -427,10 +421,7 @@ function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSa
           </button>
         </>
       ) : null}
-      <ErrorNote error={error} />
-      <p class="muted" aria-live="polite">
-        {status}
-      </p>
+      <FormOutcome error={error} status={status} />
     </div>
   );
 }
@@ -505,10 +496,7 @@ function ResetPanel(props: { service: string }) {
         </p>
         <p class="muted">Replaces all of this emulator's data with freshly seeded data.</p>
       </form>
-      <ErrorNote error={error} />
-      <p class="muted" aria-live="polite">
-        {status}
-      </p>
+      <FormOutcome error={error} status={status} />
     </div>
   );
 }

@@ -65,6 +65,18 @@ export function ErrorNote(props: { error: string | undefined }) {
   );
 }
 
+/** What a control form's last action came to: its error, if any, and its status line, read out as it changes. */
+export function FormOutcome(props: { error: string | undefined; status: string | undefined }) {
+  return (
+    <>
+      <ErrorNote error={props.error} />
+      <p class="muted" aria-live="polite">
+        {props.status}
+      </p>
+    </>
+  );
+}
+
 function queryText(query: Upstream['query']): string {
   const parts: string[] = [];
   for (const [key, value] of Object.entries(query)) {
