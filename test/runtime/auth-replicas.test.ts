@@ -226,10 +226,15 @@ describe('the renewal lock', () => {
   it('a holder is kept while it works longer than the TTL', async () => {
     const redis = stores.redis();
     const key = `test-lock-${randomBytes(4).toString('hex')}`;
-    const release = await acquireRedisLock(redis, key, { ttlMs: 300 });
-    await new Promise((resolve) => setTimeout(resolve, 900));
+    // The holder extends every third of the TTL, so the lock survives any pause of this worker's event loop shorter
+    // than two thirds of it. A 300 ms TTL lapsed once in CI on a loaded 2-core machine; 1.2 s leaves 800 ms.
+    const release = await acquireRedisLock(redis, key, { ttlMs: 1200 });
+    const token = await redis.get(key);
+    await new Promise((resolve) => setTimeout(resolve, 3600));
+    expect(await redis.get(key)).toBe(token);
     await expect(acquireRedisLock(redis, key, { waitMs: 50 })).rejects.toThrow(LockTimeoutError);
     await release();
+    expect(await redis.exists(key)).toBe(0);
   });
 });
 
