@@ -97,7 +97,7 @@ export function discoveryToolSet(inner: ToolSet): ToolSet {
 
   let index: ToolSearchIndex | undefined;
   const search = (query: string, limit: number) => {
-    index ??= new ToolSearchIndex(searchableTools(inner));
+    index ??= toolSearchIndex(inner);
     return index.search(query, limit).map((hit) => inner.tools[hit.index]!);
   };
 
@@ -207,8 +207,14 @@ function found(tool: PreparedTool): FoundTool {
   };
 }
 
+/** The search index of `inner`'s tools, with its services' identifier prefixes. */
+export function toolSearchIndex(inner: ToolSet): ToolSearchIndex {
+  const identifiers = (inner.catalog ?? []).flatMap((service) => Object.entries(service.identifierPrefixes));
+  return new ToolSearchIndex(searchableTools(inner), { identifiers: new Map(identifiers) });
+}
+
 /** The tools of `inner` as the search index reads them, in their order. */
-export function searchableTools(inner: ToolSet): SearchableTool[] {
+function searchableTools(inner: ToolSet): SearchableTool[] {
   return inner.tools.map((tool) => searchable(tool, inner));
 }
 
@@ -216,13 +222,14 @@ function searchable(tool: PreparedTool, inner: ToolSet): SearchableTool {
   const { listEntry } = tool;
   const properties = (listEntry.inputSchema.properties ?? {}) as Record<string, { description?: unknown }>;
   const prefix = prefixOf(tool);
-  const toolset = inner.catalog
-    ?.find((service) => service.prefix === prefix)
-    ?.toolsets.find((candidate) => candidate.tools.has(tool.definition.name));
+  const service = inner.catalog?.find((candidate) => candidate.prefix === prefix);
+  const toolset = service?.toolsets.find((candidate) => candidate.tools.has(tool.definition.name));
   return {
     name: tool.definition.name,
-    title: listEntry.title,
+    // The definition's title: tools/list leaves out a title that only repeats the name's words, search does not.
+    title: tool.definition.title,
     description: listEntry.description,
+    keywords: service?.searchTerms[tool.definition.name],
     parameters: Object.entries(properties).map(([name, schema]) => ({
       name,
       description: typeof schema.description === 'string' ? schema.description : undefined,

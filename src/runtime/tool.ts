@@ -193,6 +193,16 @@ export interface ServiceDefinition<Ctx> {
    * HTTP paths `/mcp/<service id>.<toolset>` select. Without it the service can only be selected whole.
    */
   toolsets?: Readonly<Record<string, Toolset>>;
+  /**
+   * Per tool (name without the prefix), the words people use for it that its title and description leave out:
+   * search_tools indexes them (discovery mode); tools/list never shows them, so they cost no tokens.
+   */
+  searchTerms?: Readonly<Record<string, string>>;
+  /**
+   * The three-letter prefixes of the upstream's identifiers and what each names (`rec` -> "record"): search_tools
+   * reads a pasted identifier (`recQ7`) as that word.
+   */
+  identifierPrefixes?: Readonly<Record<string, string>>;
 }
 
 /** A named group of one service's tools. */

@@ -1,5 +1,6 @@
 // Ranking tools for a plain-language task (search_tools, runtime/discovery.ts): BM25F over each tool's name
-// (camelCase split), title, description, parameter names and descriptions, its toolset and its service, each
+// (camelCase split), title, description, search terms (each service's searchTerms.ts: the words people use for the
+// tool that its terse text leaves out), parameter names and descriptions, its toolset and its service, each
 // field with its own weight, with the words people use for these things (toolVocabulary.ts), and a bonus for the
 // share of the tool's name and title the query accounts for, so that "delete a record" prefers the plain
 // "Delete a record" to "Delete rows by key" of bulk tables. Words are analysed as issue search analyses them
@@ -11,7 +12,7 @@
 // is built once per tool set; a search scores a hundred-odd short documents.
 
 import { analyzeQueryText } from '../text/search/analyzer.js';
-import { QUERY_STOP_WORDS, VOCABULARY } from './toolVocabulary.js';
+import { QUERY_STOP_WORDS, UPSTREAM_NAMES, VOCABULARY } from './toolVocabulary.js';
 
 /** What of a tool is searched. */
 export interface SearchableTool {
@@ -20,6 +21,8 @@ export interface SearchableTool {
   title?: string | undefined;
   description?: string | undefined;
   parameters: readonly { name: string; description?: string | undefined }[];
+  /** Words people use for the tool that its own text leaves out (ServiceDefinition.searchTerms), comma-separated. */
+  keywords?: string | undefined;
   /** The name of the toolset it belongs to. */
   toolset?: string | undefined;
   /** The service's tool-name prefix (`IssueDesk`): its words tell the services apart. */
@@ -32,17 +35,19 @@ export interface ToolSearchHit {
   score: number;
 }
 
-type Field = 'name' | 'title' | 'description' | 'parameters' | 'toolset' | 'service';
+type Field = 'name' | 'title' | 'description' | 'keywords' | 'parameters' | 'toolset' | 'service';
 
 /**
  * How much a word counts in each field, and how much a long field dilutes it (BM25's b). The name and title say
- * what the tool does in a few words; descriptions add the objects and conditions; parameters say what it acts on;
- * toolset and service prefix only tell the services and areas apart.
+ * what the tool does in a few words; descriptions add the objects and conditions; search terms are many words, some
+ * of them loose (weights from 1 to 2 ranked the discovery fixtures alike); parameters say what it acts on; toolset
+ * and service prefix only tell the services and areas apart.
  */
 const FIELDS: Readonly<Record<Field, { weight: number; b: number }>> = {
   name: { weight: 3, b: 0.3 },
   title: { weight: 2.5, b: 0.3 },
   description: { weight: 1.5, b: 0.6 },
+  keywords: { weight: 1, b: 0.6 },
   parameters: { weight: 0.6, b: 0.6 },
   toolset: { weight: 0.8, b: 0 },
   service: { weight: 0.6, b: 0 },
@@ -53,7 +58,7 @@ const FIELD_NAMES = Object.keys(FIELDS) as Field[];
  * has a base_id and a table parameter, and is in a service about bases, tables and records, which would leave
  * "base", "table" and "record" worth nothing where they matter most.
  */
-const COUNTED: ReadonlySet<Field> = new Set(['name', 'title', 'description']);
+const COUNTED: ReadonlySet<Field> = new Set(['name', 'title', 'description', 'keywords']);
 const K1 = 1.2;
 /** A word found through a related word of the vocabulary counts this much of the word itself. */
 const RELATED_WEIGHT = 0.75;
@@ -144,6 +149,7 @@ const DEFAULT_VOCABULARY = (): Vocabulary => {
   return defaultVocabulary;
 };
 const STOP = new Set(QUERY_STOP_WORDS.flatMap(analysed));
+const UPSTREAMS = new Set(UPSTREAM_NAMES.map((name) => analysed(name).join(' ')));
 
 /** An analysed word and how much it says about the tool wanted (see queryWords). */
 interface Word {
@@ -157,7 +163,7 @@ interface Word {
  * names: the table called Contacts is no hint at the contact tools. They still count, less. A tool name
  * (`ListStoreRecords`) counts in full, as its words.
  */
-function queryWords(query: string): Word[] {
+function queryWords(query: string, identifiers: Identifiers): Word[] {
   // A tool's own name in a query (`ListStoreRecords`, `StoreApi.DeleteStoreRecord`) is read as its words.
   const toolNameLike = /[A-Z][a-z]+[A-Z][a-z]/;
   const words: Word[] = [];
@@ -166,6 +172,14 @@ function queryWords(query: string): Word[] {
     .split(/\s+/)
     .filter(Boolean)
     .forEach((chunk, position) => {
+      // An email address or an identifier says what kind of thing the task is about, not which one: "remove
+      // a@b.com" is about an email, "show recQ7" about a record. Read as that word, in full.
+      const bare = chunk.replace(/^[^\w]+|(?:'s|’s)?[^\w]*$/g, '');
+      const kind = EMAIL.test(bare) ? 'email' : identifierKind(bare, identifiers);
+      if (kind !== undefined && quote === undefined) {
+        for (const term of analysed(kind)) words.push({ term, weight: NAME_WEIGHT });
+        return;
+      }
       const opens = quote === undefined && /^["'“‘]/.test(chunk) ? chunk[0] : undefined;
       if (opens) quote = opens;
       const capitalised =
@@ -217,6 +231,20 @@ function canonicalTerms(text: string | undefined, vocabulary: Vocabulary): strin
   return canonicalWords(words, vocabulary, true).map((word) => word.term);
 }
 
+const EMAIL = /^[^@\s]+@[^@\s]+\.[a-z]{2,}$/i;
+
+/**
+ * Identifier prefixes and what they name (`rec` -> "record"), from the services (ServiceDefinition.
+ * identifierPrefixes). An identifier is the prefix, then a capital or a digit (`recQ7`, `tbl8xk2`, `appMarketing`):
+ * "apple" or "record" are words, not identifiers.
+ */
+export type Identifiers = ReadonlyMap<string, string>;
+
+function identifierKind(chunk: string, identifiers: Identifiers): string | undefined {
+  const match = /^([a-z]{3})[A-Z0-9][A-Za-z0-9]*$/.exec(chunk);
+  return match ? identifiers.get(match[1]!) : undefined;
+}
+
 /** One unit of a query: a word or a vocabulary phrase, the index terms it finds with their weights, its weight. */
 interface QueryUnit {
   text: string;
@@ -225,9 +253,13 @@ interface QueryUnit {
 }
 
 /** The query as units, each with the terms it finds: itself (as its synonyms' term), then its related words. */
-export function queryUnits(query: string, vocabulary: Vocabulary = DEFAULT_VOCABULARY()): QueryUnit[] {
+export function queryUnits(
+  query: string,
+  vocabulary: Vocabulary = DEFAULT_VOCABULARY(),
+  identifiers: Identifiers = new Map(),
+): QueryUnit[] {
   const units: QueryUnit[] = [];
-  for (const { term, weight } of canonicalWords(queryWords(query), vocabulary)) {
+  for (const { term, weight } of canonicalWords(queryWords(query, identifiers), vocabulary)) {
     if (STOP.has(term)) continue;
     const finds = new Map<string, number>(vocabulary.related.get(term) ?? []);
     // A phrase finds its own words too, as related words: "page view" still finds "view".
@@ -238,7 +270,7 @@ export function queryUnits(query: string, vocabulary: Vocabulary = DEFAULT_VOCAB
       }
     }
     finds.set(term, 1);
-    units.push({ text: term, finds, weight });
+    units.push({ text: term, finds, weight: UPSTREAMS.has(term) ? 1 : weight });
   }
   return units;
 }
@@ -256,10 +288,16 @@ export class ToolSearchIndex {
   private readonly averageLength: Record<Field, number>;
   private readonly documentFrequency = new Map<string, number>();
 
+  private readonly vocabulary: Vocabulary;
+  private readonly identifiers: Identifiers;
+
   constructor(
     tools: readonly SearchableTool[],
-    private readonly vocabulary: Vocabulary = DEFAULT_VOCABULARY(),
+    options: { vocabulary?: Vocabulary; identifiers?: Identifiers } = {},
   ) {
+    const vocabulary = options.vocabulary ?? DEFAULT_VOCABULARY();
+    this.vocabulary = vocabulary;
+    this.identifiers = options.identifiers ?? new Map();
     const parameterCounts = new Map<string, number>();
     const parameterKey = (p: { name: string; description?: string | undefined }) =>
       `${p.name}\u0000${p.description ?? ''}`;
@@ -291,6 +329,7 @@ export class ToolSearchIndex {
         name: terms(splitCamelCase(tool.name)).filter((term) => !prefixWords.has(term)),
         title,
         description,
+        keywords: terms(tool.keywords),
         parameters: tool.parameters
           .filter((p) => (parameterCounts.get(parameterKey(p)) ?? 0) <= common)
           .flatMap((p) => [...terms(p.name.replaceAll('_', ' ')), ...terms(p.description)]),
@@ -323,7 +362,7 @@ export class ToolSearchIndex {
 
   /** The tools best matching `query`, best first, ties in list order; tools matching nothing are left out. */
   search(query: string, limit: number): ToolSearchHit[] {
-    const units = queryUnits(query, this.vocabulary);
+    const units = queryUnits(query, this.vocabulary, this.identifiers);
     if (units.length === 0) return [];
     const hits: ToolSearchHit[] = [];
     this.docs.forEach((doc, index) => {
@@ -341,7 +380,7 @@ export class ToolSearchIndex {
   ): { units: { text: string; term: string; score: number }[]; coverage: number; score: number } {
     const doc = this.docs[index];
     if (!doc) throw new RangeError(`No tool at ${index}`);
-    const units = queryUnits(query, this.vocabulary);
+    const units = queryUnits(query, this.vocabulary, this.identifiers);
     return {
       units: units.map((unit) => ({ text: unit.text, ...this.best(unit, doc) })),
       coverage: this.coverage(units, doc),

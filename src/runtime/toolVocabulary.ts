@@ -48,6 +48,11 @@ export const VOCABULARY: readonly string[] = [
   // Not "stats": it analyses to "stat", as "state" does.
   'metric = metrics = statistics',
 
+  // The upstreams by their own names (UPSTREAM_NAMES): each finds its service's words (every tool's service field).
+  'airtable > store',
+  'customer io | customerio > messaging, track',
+  'pylon > issue, desk',
+
   // Actions.
   'create | new | make | register | provision | build | generate | establish',
   'set up > create',
@@ -282,6 +287,9 @@ export const VOCABULARY: readonly string[] = [
   'scope > access, token',
   'email | mail | address',
 ];
+
+/** The upstreams' product names: capitalised in a request, they still name the service, not the user's data. */
+export const UPSTREAM_NAMES: readonly string[] = ['Airtable', 'Customer.io', 'customerio', 'Pylon'];
 
 /**
  * Words of a request that say nothing about which tool it needs ("can you please show me our ..."), beyond the

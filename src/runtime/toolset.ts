@@ -58,6 +58,10 @@ export interface CatalogService {
   /** The instructions as served: trimmed, tool names in the set's style. */
   instructions: string;
   toolsets: readonly CatalogToolset[];
+  /** Search-only words per tool name (ServiceDefinition.searchTerms). */
+  searchTerms: Readonly<Record<string, string>>;
+  /** ServiceDefinition.identifierPrefixes. */
+  identifierPrefixes: Readonly<Record<string, string>>;
 }
 
 export interface CatalogToolset {
@@ -139,6 +143,8 @@ export function buildToolSet(services: readonly ServiceRuntime[], options: ToolS
       description: toolset.description,
       tools: new Set(toolset.tools),
     })),
+    searchTerms: service.searchTerms ?? {},
+    identifierPrefixes: service.identifierPrefixes ?? {},
   }));
   const readable = options.readOnly ? all.filter((tool) => tool.definition.hints.readOnlyHint) : all;
   let tools = readable;

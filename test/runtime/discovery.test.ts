@@ -6,12 +6,12 @@
 import type { CallToolResult } from '@modelcontextprotocol/server';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CALL_TOOL, discoveryToolSet, SEARCH_TOOLS, searchableTools } from '../../src/runtime/discovery.js';
+import { CALL_TOOL, discoveryToolSet, SEARCH_TOOLS, toolSearchIndex } from '../../src/runtime/discovery.js';
 import { READ_ONLY } from '../../src/runtime/hints.js';
 import { runToolCall, type ToolCallOptions } from '../../src/runtime/mcpServer.js';
 import { toolListCost } from '../../src/runtime/tokens.js';
 import { defineTool, type Principal, type ServiceRuntime } from '../../src/runtime/tool.js';
-import { buildVocabulary, ToolSearchIndex } from '../../src/runtime/toolSearch.js';
+import { buildVocabulary, queryUnits } from '../../src/runtime/toolSearch.js';
 import { buildToolSet, type ToolSet } from '../../src/runtime/toolset.js';
 import {
   type RunningIssueDeskEmulator,
@@ -150,8 +150,9 @@ describe('search_tools', () => {
 });
 
 describe('ranking', () => {
-  const index = new ToolSearchIndex(searchableTools(all));
+  const index = toolSearchIndex(all);
   const top = (query: string, n = 3) => index.search(query, n).map((hit) => all.tools[hit.index]!.specName);
+  const unitsOf = (query: string) => index.explain(query, 0).units.map((unit) => unit.text);
 
   it.each([
     // The words people use: ticket for issue, row for record, column for field, sheet for table, customer.
@@ -191,6 +192,49 @@ describe('ranking', () => {
       const [a, b] = [hits[i - 1]!, hits[i]!];
       expect(a.score > b.score || (a.score === b.score && a.index < b.index)).toBe(true);
     }
+  });
+
+  it('reads an email address as "email" and a store identifier as what it names, never as their pieces', () => {
+    expect(unitsOf('delete a@co.com, b@co.com')).toEqual(['delet', 'email', 'email']);
+    expect(top('delete a@co.com and b@co.com from the enterprise', 1)).toEqual([
+      'StoreApi.DeleteUsersByEmail',
+    ]);
+    // A prefix, then a capital or a digit: recQ7, tbl8x, appMarketing. Words that start alike stay words.
+    expect(unitsOf('show recQ7 of tbl8x in appMarketing')).toEqual(['show', 'record', 'tabl', 'bas']);
+    expect(unitsOf('apple records')).toEqual(['appl', 'record']);
+    // Only their kind is a hint, so they count as names of the user's data do.
+    expect(queryUnits('show recQ7', undefined, new Map([['rec', 'record']]))[1]).toMatchObject({
+      text: 'record',
+      weight: 0.5,
+    });
+  });
+
+  it('finds a tool by its search terms (words its listed text does not have), which tools/list never shows', () => {
+    const terms = (name: string) =>
+      all.catalog?.find((service) => name.startsWith(`${service.prefix}.`))?.searchTerms[name.split('.')[1]!];
+    expect(terms('IssueDesk.WhoAmI')).toContain('healthcheck');
+    expect(JSON.stringify(all.byName.get('IssueDesk.WhoAmI')!.listEntry)).not.toContain('healthcheck');
+    expect(top('healthcheck', 1)).toEqual(['IssueDesk.WhoAmI']);
+    expect(top('so a campaign fires when someone upgrades', 1)).toEqual([
+      'MessagingTrackApi.SendCustomerEvent',
+    ]);
+  });
+
+  it('search terms name only tools of their own service, and give every tool some', () => {
+    for (const service of all.catalog ?? []) {
+      const names = all.tools.filter((tool) => tool.specName.startsWith(`${service.prefix}.`));
+      expect(Object.keys(service.searchTerms).sort(), service.id).toEqual(
+        names.map((tool) => tool.definition.name).sort(),
+      );
+      for (const prefix of Object.keys(service.identifierPrefixes)) expect(prefix).toMatch(/^[a-z]{3}$/);
+    }
+  });
+
+  it("counts an upstream's product name in full, capitalised or not", () => {
+    const weights = (query: string) => queryUnits(query).map((unit) => [unit.text, unit.weight]);
+    expect(weights('update a person in Customer.io')).toContainEqual(['customer io', 1]);
+    expect(weights('list bases in Airtable')).toContainEqual(['airtabl', 1]);
+    expect(weights('list bases in Marketing')).toContainEqual(['market', 0.5]);
   });
 
   it('refuses a vocabulary that makes one word a synonym of two', () => {

@@ -13,6 +13,7 @@ import {
 } from '../serviceEntry.js';
 import { DEFAULT_BASE_URL, IssueDeskClient, TOKEN_ENV } from './client.js';
 import type { IssueDeskContext } from './resolve.js';
+import { ISSUEDESK_SEARCH_TERMS } from './searchTerms.js';
 import { ISSUEDESK_TOOLSETS } from './toolsets.js';
 
 export const ISSUEDESK_INSTRUCTIONS = `IssueDesk (customer-support issue desk: issues, contacts, users, teams).
@@ -34,6 +35,7 @@ export const ISSUEDESK: ServiceDefinition<IssueDeskContext> = {
     return withOutputSchemas(ISSUEDESK_TOOLS, ISSUEDESK_OUTPUT_SCHEMAS);
   }),
   toolsets: ISSUEDESK_TOOLSETS,
+  searchTerms: ISSUEDESK_SEARCH_TERMS,
 };
 
 export interface IssueDeskConfig {

@@ -17,6 +17,7 @@ import {
   type RegionSetting,
   SITE_ID_ENV,
 } from './client.js';
+import { MESSAGING_SEARCH_TERMS } from './searchTerms.js';
 import type { MessagingContext } from './tools.js';
 import { MESSAGING_TOOLSETS } from './toolsets.js';
 
@@ -39,6 +40,7 @@ export const MESSAGING: ServiceDefinition<MessagingContext> = {
     return withOutputSchemas(MESSAGING_TOOLS, MESSAGING_OUTPUT_SCHEMAS);
   }),
   toolsets: MESSAGING_TOOLSETS,
+  searchTerms: MESSAGING_SEARCH_TERMS,
 };
 
 /** The client's options as configuration gives them (a fetch of their own is for tests that build a client). */

@@ -13,6 +13,7 @@ import { DEFAULT_BASE_URL, StoreClient, TOKEN_ENV, type TokenSource } from './cl
 import { savedStoreLoginFromEnv, storeCredentialsPath } from './credentials.js';
 import { STORE_LOGIN } from './login.js';
 import { STORE_PER_USER_AUTH } from './perUserAuth.js';
+import { STORE_IDENTIFIER_PREFIXES, STORE_SEARCH_TERMS } from './searchTerms.js';
 import { STORE_PREFIX, STORE_TOOL_ENTRIES } from './toolEntries.js';
 import type { StoreContext } from './tools/shared.js';
 import { STORE_TOOLSETS } from './toolsets.js';
@@ -30,6 +31,8 @@ export const STORE: ServiceDefinition<StoreContext> = {
   instructions: STORE_INSTRUCTIONS,
   tools: STORE_TOOL_ENTRIES,
   toolsets: STORE_TOOLSETS,
+  searchTerms: STORE_SEARCH_TERMS,
+  identifierPrefixes: STORE_IDENTIFIER_PREFIXES,
 };
 
 export interface StoreConfig {
