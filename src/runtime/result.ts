@@ -9,7 +9,7 @@ import type { CallToolResult } from '@modelcontextprotocol/server';
 import { isToolError, ToolError } from './errors.js';
 import { log } from './log.js';
 import { type Paging, pagingOf } from './paging.js';
-import { redact, redactValue } from './secrets.js';
+import { jsonMayHoldSecret, redact, redactValue } from './secrets.js';
 import { type TokensWithin, tokenLimitCounter } from './tokens.js';
 import type { ToolDefinition } from './tool.js';
 import type { PreparedTool } from './toolset.js';
@@ -44,8 +44,14 @@ export interface ResultContext {
 }
 
 export async function successResult(value: unknown, context?: ResultContext): Promise<CallToolResult> {
-  const structured = toObject(redactValue(value));
-  const text = JSON.stringify(structured);
+  // Secrets never reach a result. Serialised first, since the text is needed anyway: walking every string of the
+  // value is the slow way, taken only when the text may hold one (nearly never).
+  let structured = toObject(value);
+  let text = JSON.stringify(structured);
+  if (jsonMayHoldSecret(text)) {
+    structured = toObject(redactValue(value));
+    text = JSON.stringify(structured);
+  }
   const budget = context?.maxTokens ?? DEFAULT_MAX_RESULT_TOKENS;
   // The hot path: a token is at least one UTF-8 byte, so a text of no more bytes than the budget fits, uncounted.
   const fitted =

@@ -14,7 +14,17 @@ export const TRANSIENT_SECRETS_KEPT = 4096;
 /** Remember a secret value so that it is masked wherever it might appear. Short values are ignored: masking
  * a 3-character string would garble ordinary text and protects nothing. */
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 6) registered.add(value);
+  if (value && value.length >= 6) {
+    registered.add(value);
+    noteEscaped(value);
+  }
+}
+
+/** Secrets that JSON writes differently (a quote, a backslash, a control character), with how it writes them. */
+const escapedInJson = new Map<string, string>();
+function noteEscaped(secret: string): void {
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  if (escaped !== secret) escapedInJson.set(secret, escaped);
 }
 
 /** Like registerSecret, for values that expire (access and refresh tokens, codes): only the newest are kept. */
@@ -22,10 +32,12 @@ export function registerTransientSecret(value: string | undefined): void {
   if (!value || value.length < 6 || registered.has(value)) return;
   transient.delete(value);
   transient.add(value);
+  noteEscaped(value);
   while (transient.size > TRANSIENT_SECRETS_KEPT) {
     const oldest = transient.values().next().value;
     if (oldest === undefined) break;
     transient.delete(oldest);
+    if (!registered.has(oldest)) escapedInJson.delete(oldest);
   }
 }
 
@@ -53,4 +65,19 @@ export function redactValue<T>(value: T): T {
     return out as T;
   }
   return value;
+}
+
+/**
+ * Whether a JSON text may hold something `redactValue` would mask: a known secret, as it is or as JSON escapes it,
+ * or a Bearer or Basic header shape (looser than redact's pattern: a false alarm only costs the deep walk). One
+ * pass over the whole text, where redactValue tests every string in the value: a tool result is checked with this,
+ * serialised as it is anyway, and walked only when it says so.
+ */
+export function jsonMayHoldSecret(json: string): boolean {
+  if (json.includes('Bearer') || json.includes('Basic')) return true;
+  for (const set of [registered, transient]) {
+    for (const secret of set) if (json.includes(secret)) return true;
+  }
+  for (const escaped of escapedInJson.values()) if (json.includes(escaped)) return true;
+  return false;
 }

@@ -432,11 +432,14 @@ async function checkMcpPost(
       ? await readIncoming(incoming, MAX_HTTP_REQUEST_BYTES)
       : await readRequestBody(request, MAX_HTTP_REQUEST_BYTES);
     if (read.tooLarge) {
-      return jsonRpcError(
+      const refused = jsonRpcError(
         413,
         -32_000,
         `Payload Too Large: Request body must not exceed ${MAX_HTTP_REQUEST_BYTES} bytes`,
       );
+      // The rest of the body is not read: the connection ends with this answer.
+      refused.headers.set('connection', 'close');
+      return refused;
     }
     text = read.text;
   } catch {
@@ -558,20 +561,42 @@ function incomingOf(c: Context): IncomingMessage | undefined {
 }
 
 /** A request body as text, up to `limit` bytes (the same answer as the SDK's readRequestBody). */
-async function readIncoming(
+function readIncoming(
   incoming: IncomingMessage,
   limit: number,
 ): Promise<{ text: string; tooLarge?: false } | { tooLarge: true }> {
-  if (Number(incoming.headers['content-length']) > limit) return { tooLarge: true };
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of incoming) {
-    const buffer = chunk as Buffer;
-    size += buffer.length;
-    if (size > limit) return { tooLarge: true };
-    chunks.push(buffer);
-  }
-  return { text: Buffer.concat(chunks).toString('utf8') };
+  if (Number(incoming.headers['content-length']) > limit) return Promise.resolve({ tooLarge: true });
+  // Listeners rather than `for await`: a body is one chunk nearly always, and the async iterator's promises and
+  // reads cost more than the chunk (this is on every call's path).
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const settle = () => {
+      incoming.off('data', onData).off('end', onEnd).off('error', onError).off('close', onClose);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size <= limit) {
+        chunks.push(chunk);
+        return;
+      }
+      // The rest is let go unread (no listener) and the 413 closes the connection (checkMcpPost): destroying the
+      // request here would cut the socket before that answer.
+      settle();
+      resolve({ tooLarge: true });
+    };
+    const onEnd = () => {
+      settle();
+      resolve({ text: (chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)).toString('utf8') });
+    };
+    const onError = (error: Error) => {
+      settle();
+      reject(error);
+    };
+    // Closed before its end (the client went away): as the iterator did, a failure to read.
+    const onClose = () => onError(new Error('the request was closed before its body ended'));
+    incoming.on('data', onData).on('end', onEnd).on('error', onError).on('close', onClose);
+  });
 }
 
 /** Whether an Accept header admits both JSON and SSE. A missing one does not: MCP requires clients to send it. */

@@ -10,7 +10,12 @@ import { createInterface } from 'node:readline';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SUPPORTED_PROTOCOL_VERSIONS } from '../../src/runtime/protocol.js';
 import { buildToolSet } from '../../src/runtime/toolset.js';
-import { type HttpOptions, type RunningHttpServer, serveHttp } from '../../src/runtime/transports.js';
+import {
+  type HttpOptions,
+  MAX_HTTP_REQUEST_BYTES,
+  type RunningHttpServer,
+  serveHttp,
+} from '../../src/runtime/transports.js';
 import { createIssueDeskRuntime } from '../../src/services/issuedesk/service.js';
 import {
   CLI,
@@ -472,6 +477,29 @@ describe('over HTTP', () => {
       } finally {
         clearInterval(drip);
       }
+    });
+
+    it('answers a body over 8 MiB with 413, whether it declares its length or comes in chunks', async () => {
+      const port = new URL(server.url).port;
+      const head =
+        `POST /mcp HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nContent-Type: application/json\r\n` +
+        'Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n';
+      const declared = await openSocket(server.url);
+      declared.write(`${head}Content-Length: ${MAX_HTTP_REQUEST_BYTES + 1}\r\n\r\n{`);
+      expect(await firstData(declared)).toMatch(/^HTTP\/1\.1 413[\s\S]*Request body must not exceed/);
+      declared.destroy();
+      // Chunked, without a length: read up to the limit, then refused.
+      const chunked = await openSocket(server.url);
+      const answered = untilClosed(chunked);
+      chunked.write(`${head}Transfer-Encoding: chunked\r\n\r\n`);
+      const piece = Buffer.alloc(1024 * 1024, 0x20);
+      for (let i = 0; i < 9 && !chunked.destroyed; i++) {
+        chunked.write(`${piece.length.toString(16)}\r\n`);
+        chunked.write(piece);
+        chunked.write('\r\n');
+      }
+      chunked.end();
+      expect(await answered).toMatch(/^HTTP\/1\.1 413[\s\S]*Request body must not exceed/);
     });
 
     it('closes a connection that never sends a request, and an idle keep-alive one', async () => {

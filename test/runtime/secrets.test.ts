@@ -2,7 +2,9 @@
 // (per-user tokens) are kept only up to a bound, newest first, so a long-running server does not slow down.
 
 import { describe, expect, it } from 'vitest';
+import { successResult } from '../../src/runtime/result.js';
 import {
+  jsonMayHoldSecret,
   redact,
   redactValue,
   registerSecret,
@@ -33,5 +35,30 @@ describe('redaction', () => {
     for (let i = 0; i < TRANSIENT_SECRETS_KEPT - 1; i++) registerTransientSecret(`later-token-${i}`);
     expect(redact('transient-token-0')).toBe('[redacted]');
     expect(redact('transient-token-1')).toBe('transient-token-1');
+  });
+
+  it('masks secrets in tool results, also one JSON escapes (a quote, a backslash), and leaves clean results whole', async () => {
+    registerSecret('quoted"secret\\value');
+    registerTransientSecret('transient-result-token');
+    const leaky = {
+      records: [
+        { fields: { Notes: 'see quoted"secret\\value here', Owner: { token: 'transient-result-token' } } },
+      ],
+      header: 'Authorization: Basic dXNlcjpwYXNzd29yZA==',
+    };
+    // JSON writes this secret with escapes (quoted\"secret\\value): the check looks for that form too.
+    expect(jsonMayHoldSecret(JSON.stringify({ Notes: leaky.records[0]!.fields.Notes }))).toBe(true);
+    const result = await successResult(leaky);
+    const all = JSON.stringify(result);
+    for (const secret of ['quoted', 'transient-result-token', 'dXNlcjpwYXNzd29yZA==']) {
+      expect(all).not.toContain(secret);
+    }
+    expect(result.structuredContent).toEqual({
+      records: [{ fields: { Notes: 'see [redacted] here', Owner: { token: '[redacted]' } } }],
+      header: 'Authorization: Basic [redacted]',
+    });
+    const clean = { records: [{ id: 'rec1', fields: { Name: 'Platform' } }] };
+    expect(jsonMayHoldSecret(JSON.stringify(clean))).toBe(false);
+    expect((await successResult(clean)).structuredContent).toEqual(clean);
   });
 });
