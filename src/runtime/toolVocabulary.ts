@@ -90,6 +90,8 @@ export const VOCABULARY: readonly string[] = [
   'withdraw > delete',
   'revoke > delete',
   'list | all | every | browse | enumerate | overview',
+  // "how" alone is a stop word: the phrase is a question about a count, which a list answers.
+  'how many | count | tally | number of > list, all',
   'show > get, list',
   'see > get, list',
   'view > get, list',
@@ -221,6 +223,7 @@ export const VOCABULARY: readonly string[] = [
   'batch | bulk | multiple | many | several | mass | at once | one go',
   'attribute | property | trait',
   'identify > person, create, update',
+  'sign up = signup',
   'sign up > create, register, identify',
   'complete > event',
   'purchase > event',

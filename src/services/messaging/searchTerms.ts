@@ -35,7 +35,7 @@ export const MESSAGING_SEARCH_TERMS: Readonly<Record<string, string>> = {
   RemoveUserFromSegment:
     'take out, exclude, drop from list, unenroll, static list, audience, cohort, bulk drop, list membership, up to 1000, kick out, pull out, mailing list, customers, many at once, Customer.io',
   ManageEntity:
-    'custom object, company, account, relate to company, link, associate, unlink, B2B, identify company, create company, update company, single call, one at a time, cio_relationships, device, suppress, Customer.io, Segment group',
+    'custom object, company, account, relate to company, link, associate, unlink, B2B, identify company, create company, update company, one operation, one at a time, cio_relationships, device, suppress, Customer.io, Segment group',
   BatchProcessRequests:
-    'bulk, bulk import, backfill, multiple, several, mass update, import list, sync lots, partial success, 207, per-item errors, combined, historical data, bulk identify, bulk events, array, 500 KB, Customer.io',
+    'bulk, bulk import, backfill, multiple, several, mass update, import list, sync lots, partial success, 207, per-item errors, combined, historical data, bulk identify, bulk events, array, in one call, single request, 500 KB, Customer.io',
 };
