@@ -10,43 +10,134 @@ const transient = new Set<string>();
  * was rotated away long ago.
  */
 export const TRANSIENT_SECRETS_KEPT = 4096;
+/** The shortest secret kept (see registerSecret), and so the window the matcher hashes. */
+const MIN_SECRET_LENGTH = 6;
+/** Up to this many patterns, one `includes` each beats hashing every position of the text. */
+const SCAN_ABOVE = 32;
+
+/**
+ * Finds which of a set of strings occur in a text. With few, one `includes` per string; with many (per-user
+ * sign-in keeps thousands of tokens), one pass over the text with a rolling hash of its first six characters
+ * (Rabin-Karp), so a check costs the text's length, not the text's length times the number of secrets.
+ */
+class Patterns {
+  readonly #all = new Map<string, number>(); // pattern -> how many registrations hold it
+  readonly #byHash = new Map<number, string[]>();
+
+  get size(): number {
+    return this.#all.size;
+  }
+
+  add(pattern: string): void {
+    const held = this.#all.get(pattern) ?? 0;
+    this.#all.set(pattern, held + 1);
+    if (held > 0) return;
+    const hash = windowHash(pattern, 0);
+    const bucket = this.#byHash.get(hash);
+    if (bucket) bucket.push(pattern);
+    else this.#byHash.set(hash, [pattern]);
+  }
+
+  delete(pattern: string): void {
+    const held = this.#all.get(pattern);
+    if (held === undefined) return;
+    if (held > 1) {
+      this.#all.set(pattern, held - 1);
+      return;
+    }
+    this.#all.delete(pattern);
+    const hash = windowHash(pattern, 0);
+    const rest = (this.#byHash.get(hash) ?? []).filter((other) => other !== pattern);
+    if (rest.length > 0) this.#byHash.set(hash, rest);
+    else this.#byHash.delete(hash);
+  }
+
+  /** Calls `found` once per pattern the text holds, until it returns true. */
+  find(text: string, found: (pattern: string) => boolean | undefined): void {
+    if (this.#all.size === 0 || text.length < MIN_SECRET_LENGTH) return;
+    if (this.#all.size <= SCAN_ABOVE) {
+      for (const pattern of this.#all.keys()) if (text.includes(pattern) && found(pattern)) return;
+      return;
+    }
+    const seen = new Set<string>();
+    let hash = windowHash(text, 0);
+    for (let i = 0; ; i++) {
+      const bucket = this.#byHash.get(hash);
+      if (bucket) {
+        for (const pattern of bucket) {
+          if (!seen.has(pattern) && text.startsWith(pattern, i)) {
+            seen.add(pattern);
+            if (found(pattern)) return;
+          }
+        }
+      }
+      if (i + MIN_SECRET_LENGTH >= text.length) return;
+      hash = rollHash(hash, text.charCodeAt(i), text.charCodeAt(i + MIN_SECRET_LENGTH));
+    }
+  }
+}
+
+const BASE = 257;
+/** BASE to the power MIN_SECRET_LENGTH - 1, in 32 bits: what the character leaving the window weighed. */
+const LEAVING = Array.from({ length: MIN_SECRET_LENGTH - 1 }).reduce<number>((p) => Math.imul(p, BASE), 1);
+
+function windowHash(text: string, from: number): number {
+  let hash = 0;
+  for (let i = from; i < from + MIN_SECRET_LENGTH; i++)
+    hash = (Math.imul(hash, BASE) + text.charCodeAt(i)) | 0;
+  return hash;
+}
+
+function rollHash(hash: number, leaving: number, entering: number): number {
+  return (Math.imul(hash - Math.imul(leaving, LEAVING), BASE) + entering) | 0;
+}
+
+/** Every secret kept, registered or short-lived. */
+const secrets = new Patterns();
+/** The secrets JSON writes differently (a quote, a backslash, a control character), as JSON writes them. */
+const escapedInJson = new Patterns();
+
+function keep(secret: string): void {
+  secrets.add(secret);
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  if (escaped !== secret) escapedInJson.add(escaped);
+}
+
+function forget(secret: string): void {
+  secrets.delete(secret);
+  const escaped = JSON.stringify(secret).slice(1, -1);
+  if (escaped !== secret) escapedInJson.delete(escaped);
+}
 
 /** Remember a secret value so that it is masked wherever it might appear. Short values are ignored: masking
  * a 3-character string would garble ordinary text and protects nothing. */
 export function registerSecret(value: string | undefined): void {
-  if (value && value.length >= 6) {
-    registered.add(value);
-    noteEscaped(value);
-  }
-}
-
-/** Secrets that JSON writes differently (a quote, a backslash, a control character), with how it writes them. */
-const escapedInJson = new Map<string, string>();
-function noteEscaped(secret: string): void {
-  const escaped = JSON.stringify(secret).slice(1, -1);
-  if (escaped !== secret) escapedInJson.set(secret, escaped);
+  if (!value || value.length < MIN_SECRET_LENGTH || registered.has(value)) return;
+  registered.add(value);
+  keep(value);
 }
 
 /** Like registerSecret, for values that expire (access and refresh tokens, codes): only the newest are kept. */
 export function registerTransientSecret(value: string | undefined): void {
-  if (!value || value.length < 6 || registered.has(value)) return;
-  transient.delete(value);
+  if (!value || value.length < MIN_SECRET_LENGTH || registered.has(value)) return;
+  if (transient.delete(value)) forget(value);
   transient.add(value);
-  noteEscaped(value);
+  keep(value);
   while (transient.size > TRANSIENT_SECRETS_KEPT) {
     const oldest = transient.values().next().value;
     if (oldest === undefined) break;
     transient.delete(oldest);
-    if (!registered.has(oldest)) escapedInJson.delete(oldest);
+    forget(oldest);
   }
 }
 
 export function redact(text: string): string {
-  let out = text;
   const found: string[] = [];
-  for (const set of [registered, transient]) {
-    for (const secret of set) if (text.includes(secret)) found.push(secret);
-  }
+  secrets.find(text, (secret) => {
+    found.push(secret);
+    return undefined;
+  });
+  let out = text;
   // Longest first: a secret that contains another must not be half-masked, leaving its tail readable.
   found.sort((a, b) => b.length - a.length);
   for (const secret of found) out = out.split(secret).join('[redacted]');
@@ -56,7 +147,7 @@ export function redact(text: string): string {
 
 /** Deep-redacts a JSON-like value (strings anywhere inside). */
 export function redactValue<T>(value: T): T {
-  if (registered.size === 0 && transient.size === 0) return value;
+  if (secrets.size === 0) return value;
   if (typeof value === 'string') return redact(value) as T;
   if (Array.isArray(value)) return value.map((item) => redactValue(item)) as T;
   if (value && typeof value === 'object') {
@@ -75,9 +166,12 @@ export function redactValue<T>(value: T): T {
  */
 export function jsonMayHoldSecret(json: string): boolean {
   if (json.includes('Bearer') || json.includes('Basic')) return true;
-  for (const set of [registered, transient]) {
-    for (const secret of set) if (json.includes(secret)) return true;
-  }
-  for (const escaped of escapedInJson.values()) if (json.includes(escaped)) return true;
-  return false;
+  let held = false;
+  const stop = () => {
+    held = true;
+    return true;
+  };
+  secrets.find(json, stop);
+  if (!held) escapedInJson.find(json, stop);
+  return held;
 }

@@ -65,7 +65,7 @@ export const STORE_SEARCH_TERMS: Readonly<Record<string, string>> = {
   ToggleWebhookNotifications:
     'pause, resume, mute, unmute, temporarily stop, suspend callbacks, silence, restart delivery, stop calling url, keep hook, Airtable, activate, deactivate, switch',
   ListWebhookPayloads:
-    'fetch events, what changed, read updates, diff, poll, consume, events since, cell modifications, created rows, destroyed tables, mightHaveMore, transaction, Airtable, history of edits, who did it, audit trail',
+    'fetch events, what changed, read updates, diff, poll, consume, events since, cell modifications, created rows, destroyed tables, mightHaveMore, transaction, Airtable, history of edits',
   RefreshWebhookLifespan:
     'renew, keep alive, prevent expiration, prolong, not expire, lifetime, reset timer, before it expires, keepalive, Airtable, stay alive, deadline, expirationTime, extension period',
   GetBaseCollaborators:
