@@ -219,6 +219,9 @@ program
   );
 
 program.parseAsync(process.argv).catch((error: unknown) => {
-  process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}\n`);
+  // SQLite says "database is locked" for several distinct cases; its extended code tells them apart.
+  const code = (error as { code?: unknown } | null)?.code;
+  const sqlite = typeof code === 'string' && code.startsWith('SQLITE_') ? ` (${code})` : '';
+  process.stderr.write(`switchboard: ${error instanceof Error ? error.message : String(error)}${sqlite}\n`);
   process.exit(1);
 });

@@ -1,35 +1,8 @@
 // `serve --redis-url` and SWITCHBOARD_REDIS_URL as users give them: a malformed value stops the start with exit
 // code 1 and a message naming the setting (never echoing the value, which may carry a password).
 
-import { spawn } from 'node:child_process';
 import { describe, expect, it } from 'vitest';
-import { CLI, ROOT } from './harness.js';
-
-/** Runs the CLI to its end: exit code and stderr. */
-function run(
-  args: string[],
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [...CLI, ...args], {
-      cwd: ROOT,
-      env: { PATH: process.env.PATH ?? '', ...env },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const timer = setTimeout(() => {
-      child.kill('SIGKILL');
-      reject(new Error(`the CLI did not stop within 20 s; stderr:\n${stderr}`));
-    }, 20_000);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      resolve({ code, stderr });
-    });
-  });
-}
+import { runCliToEnd as run } from './harness.js';
 
 const SERVE = ['serve', 'issuedesk', '--sandbox', '--data-dir', ':memory:'];
 

@@ -316,3 +316,29 @@ export function spawnCli(
       }),
   };
 }
+
+/** Runs the CLI to its end: exit code and stderr. */
+export function runCliToEnd(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...CLI, ...args], {
+      cwd: ROOT,
+      env: { PATH: process.env.PATH ?? '', ...env },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr += chunk.toString();
+    });
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`the CLI did not stop within 20 s; stderr:\n${stderr}`));
+    }, 20_000);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      resolve({ code, stderr });
+    });
+  });
+}
