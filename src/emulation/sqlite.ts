@@ -28,12 +28,37 @@ export function openDatabase(path: string): SqliteDatabase {
     // is seeding the same file, which takes longer than any request should wait.
     db.pragma(`busy_timeout = ${SEED_BUSY_TIMEOUT_MS}`);
     // WAL lets other processes read while one writes; NORMAL sync is safe with WAL and much faster.
-    db.pragma('journal_mode = WAL');
+    switchToWal(db, SEED_BUSY_TIMEOUT_MS);
     db.pragma('synchronous = NORMAL');
   }
   db.pragma('foreign_keys = ON');
   return db;
 }
+
+/**
+ * Switches a file to WAL, waiting for another process that is writing it. The busy timeout does not cover this on
+ * a file still in rollback mode (a new one): the switch holds a read lock and asks for the write lock, and SQLite
+ * fails such an upgrade at once with SQLITE_BUSY while another connection holds the write lock, since waiting
+ * could deadlock. Two processes starting on an empty data folder meet exactly that: one creating or switching the
+ * file while the other switches it. So a busy switch is tried again every few milliseconds, up to `waitMs`; it is
+ * persistent, so once the other process has made it, this one finds the file in WAL already.
+ */
+function switchToWal(db: SqliteDatabase, waitMs: number): void {
+  const deadline = Date.now() + waitMs;
+  for (;;) {
+    try {
+      db.pragma('journal_mode = WAL');
+      return;
+    } catch (error) {
+      if (!isBusyError(error) || Date.now() >= deadline) throw error;
+      // A synchronous pause: opening is synchronous, and nothing can use the database before it returns.
+      Atomics.wait(PAUSE, 0, 0, WAL_RETRY_MS);
+    }
+  }
+}
+
+const WAL_RETRY_MS = 5;
+const PAUSE = new Int32Array(new SharedArrayBuffer(4));
 
 /**
  * Runs `fn` in a transaction that holds the write lock from its first statement (BEGIN IMMEDIATE), or in a

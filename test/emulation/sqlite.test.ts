@@ -1,5 +1,6 @@
 // Opening emulator databases with the right pragmas, in memory and on disk, and the parts that let several
 // processes share a file: write transactions that take the lock at once, and telling another writer's commits.
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,6 +38,36 @@ describe('openDatabase', () => {
     const again = openDatabase(path);
     expect(again.prepare('SELECT x FROM t').pluck().get()).toBe(1);
     again.close();
+  });
+
+  it('switches a new file to WAL while another process holds its write lock, once that process commits', async () => {
+    // What two sandboxes starting on an empty data folder meet: SQLite fails this switch at once with SQLITE_BUSY,
+    // whatever the busy timeout, while another process writes the file in rollback mode.
+    const path = join(dir, 'held.db');
+    const holder = spawn(
+      process.execPath,
+      [
+        '-e',
+        `const Database = require('better-sqlite3');
+         const db = new Database(process.argv[1]);
+         db.exec('BEGIN IMMEDIATE; CREATE TABLE made_by_holder (x INTEGER)');
+         console.log('held');
+         setTimeout(() => { db.exec('COMMIT'); db.close(); }, 300);`,
+        path,
+      ],
+      { cwd: process.cwd(), stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = new Promise((resolve) => holder.once('exit', resolve));
+    await new Promise((resolve) => holder.stdout!.once('data', resolve));
+    const started = Date.now();
+    const db = openDatabase(path);
+    expect(Date.now() - started).toBeGreaterThanOrEqual(200); // it waited for the holder's commit
+    expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
+    expect(db.prepare("SELECT name FROM sqlite_master WHERE type = 'table'").pluck().all()).toEqual([
+      'made_by_holder',
+    ]);
+    db.close();
+    expect(await exited).toBe(0);
   });
 });
 

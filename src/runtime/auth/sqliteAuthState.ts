@@ -144,8 +144,9 @@ export class SqliteAuthState implements AuthStateStore {
     }
     this.#db = new Database(path);
     if (path !== ':memory:') {
-      this.#db.pragma('journal_mode = WAL');
+      // The timeout first, so that the switch to WAL waits for another process where SQLite lets it wait.
       this.#db.pragma('busy_timeout = 5000');
+      this.#db.pragma('journal_mode = WAL');
     }
     this.#db.exec(SCHEMA);
   }
