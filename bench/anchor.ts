@@ -3,7 +3,9 @@
 // - cold start over stdio to the first tools/list: `serve store` and `serve all` against the anchor;
 // - calls per second at 16 and 64 concurrent HTTP clients, each calling "get one record" (the anchor's get_record,
 //   our StoreApi.StoreGetRecord: the same upstream request), plus each server's CPU time per call;
-// - at one client, the p50 of an MCP call over the same request sent straight to the emulator.
+// - at one client, the p50 of an MCP call over the same request sent straight to the emulator, with the floor
+//   beside it: the same call through a framework-free forwarding server (floorServer.mjs), the least any server in
+//   its own process adds on this machine in this run.
 // The anchor reaches the emulator through a preload (anchorUpstream.mjs) that points its fixed upstream URL at it.
 
 import { readFileSync } from 'node:fs';
@@ -15,6 +17,7 @@ import { CLI, ms, startChild, stats, stop } from './support.js';
 
 const ANCHOR = fileURLToPath(new URL('../node_modules/airtable-mcp-server/dist/main.js', import.meta.url));
 const PRELOAD = fileURLToPath(new URL('./anchorUpstream.mjs', import.meta.url));
+const FLOOR = fileURLToPath(new URL('./floorServer.mjs', import.meta.url));
 const QUIET = { SWITCHBOARD_LOG_LEVEL: 'warn' };
 const WARM_UP_MS = 1000;
 /**
@@ -204,9 +207,16 @@ export async function benchAnchor() {
     /running on (http:\/\/\S+)/,
     { raw: true },
   );
+  const floor = startChild(
+    [FLOOR],
+    { FLOOR_UPSTREAM: upstream!, FLOOR_TOKEN: token! },
+    /floor listening on (\S+)/,
+    { raw: true },
+  );
   try {
     const [, ourUrl] = await ours.ready;
     await anchor.ready;
+    const [, floorUrl] = await floor.ready;
     const anchorUrl = `http://127.0.0.1:${anchorPort}/mcp`;
     const ourCall = (client: Client, i: number) =>
       mustSucceed(
@@ -223,8 +233,14 @@ export async function benchAnchor() {
         }),
       );
 
+    // The floor takes the anchor's argument names (its arguments are forwarded as they are).
+    const floorCall = (client: Client, i: number) =>
+      mustSucceed(
+        client.callTool({ name: 'get_record', arguments: { baseId, tableId, recordId: recordAt(i) } }),
+      );
     await warmUp(anchorUrl, anchorCall);
     await warmUp(ourUrl!, ourCall);
+    await warmUp(floorUrl!, floorCall);
     for (const clientCount of [16, 64]) {
       const emulatorPid = emulator.child.pid!;
       const a = await throughput(anchorUrl, anchor.child.pid!, emulatorPid, clientCount, 5, anchorCall);
@@ -244,9 +260,11 @@ export async function benchAnchor() {
     // One client: the MCP call against the same request sent straight to the emulator, interleaved.
     const client = await connect(ourUrl!);
     const anchorClient = await connect(anchorUrl);
+    const floorClient = await connect(floorUrl!);
     const direct: number[] = [];
     const viaOurs: number[] = [];
     const viaAnchor: number[] = [];
+    const viaFloor: number[] = [];
     for (let i = 0; i < 440; i++) {
       const path = `${upstream}/v0/${baseId}/${tableId}/${recordAt(i)}`;
       let t = performance.now();
@@ -258,19 +276,30 @@ export async function benchAnchor() {
       t = performance.now();
       await anchorCall(anchorClient, i);
       const a = performance.now() - t;
+      t = performance.now();
+      await floorCall(floorClient, i);
+      const f = performance.now() - t;
       if (i < 40) continue; // warm-up
       direct.push(d);
       viaOurs.push(o);
       viaAnchor.push(a);
+      viaFloor.push(f);
     }
-    const [d, o, a] = [stats(direct), stats(viaOurs), stats(viaAnchor)];
+    const [d, o, a, f] = [stats(direct), stats(viaOurs), stats(viaAnchor), stats(viaFloor)];
     console.log(
       `1 client, get one record: direct p50 ${ms(d.p50)}; ours p50 ${ms(o.p50)} (overhead ${ms(o.p50 - d.p50)}, target <= 2 ms); ` +
         `anchor p50 ${ms(a.p50)} (overhead ${ms(a.p50 - d.p50)})`,
     );
+    // What the second hop costs here before any server's own work: no server in its own process can go below it.
+    console.log(
+      `  floor (a framework-free forwarding server, bench/floorServer.mjs): p50 ${ms(f.p50)} (overhead ${ms(f.p50 - d.p50)}); ` +
+        `ours over the floor ${ms(o.p50 - f.p50)}`,
+    );
     await client.close();
     await anchorClient.close();
+    await floorClient.close();
   } finally {
+    await stop(floor.child);
     await stop(anchor.child);
     await stop(ours.child);
     await stop(emulator.child);
