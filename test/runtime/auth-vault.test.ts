@@ -118,6 +118,16 @@ describe.each(STORE_KINDS)('AuthVault over %s', (kind) => {
     );
   });
 
+  it('two vaults opening one new state at once with the same key both open, over one state', async () => {
+    const place = stores.place(kind);
+    const key = randomBytes(32);
+    const [first, second] = await Promise.all([place.open(key), place.open(key)]);
+    const client = await first.registerClient({ redirectUris: ['http://127.0.0.1:1/cb'], metadata: {} });
+    expect(await second.client(client.id)).toEqual(client);
+    await first.close();
+    await second.close();
+  });
+
   it('opens the same state again with the same key, and finds what it stored', async () => {
     const place = stores.place(kind);
     const key = randomBytes(32);

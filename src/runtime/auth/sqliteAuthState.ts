@@ -156,12 +156,10 @@ export class SqliteAuthState implements AuthStateStore {
   }
 
   keyCheck(candidate: string): string {
-    const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as
-      | { value: string }
-      | undefined;
-    if (row) return row.value;
-    this.#db.prepare("INSERT INTO meta (key, value) VALUES ('key_check', ?)").run(candidate);
-    return candidate;
+    // Stored only if none is (as Redis's SET NX): a second process opening the same new vault gets the first one's.
+    this.#db.prepare("INSERT OR IGNORE INTO meta (key, value) VALUES ('key_check', ?)").run(candidate);
+    const row = this.#db.prepare("SELECT value FROM meta WHERE key = 'key_check'").get() as { value: string };
+    return row.value;
   }
 
   keyMismatch(): string {
