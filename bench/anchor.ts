@@ -4,8 +4,8 @@
 // - calls per second at 16 and 64 concurrent HTTP clients, each calling "get one record" (the anchor's get_record,
 //   our StoreApi.StoreGetRecord: the same upstream request), plus each server's CPU time per call;
 // - at one client, the p50 of an MCP call over the same request sent straight to the emulator, with the floor
-//   beside it: the same call through a framework-free forwarding server (floorServer.mjs), the least any server in
-//   its own process adds on this machine in this run.
+//   beside it: the same call through a framework-free forwarding server (floorServer.mjs), what the second hop
+//   alone costs on this machine in this run.
 // The anchor reaches the emulator through a preload (anchorUpstream.mjs) that points its fixed upstream URL at it.
 
 import { readFileSync } from 'node:fs';
@@ -293,7 +293,7 @@ export async function benchAnchor() {
       `1 client, get one record: direct p50 ${ms(d.p50)}; ours p50 ${ms(o.p50)} (overhead ${ms(o.p50 - d.p50)}, target <= 2 ms); ` +
         `anchor p50 ${ms(a.p50)} (overhead ${ms(a.p50 - d.p50)})`,
     );
-    // What the second hop costs here before any server's own work: no server in its own process can go below it.
+    // What the second hop costs here before any server's own work: a server doing real work cannot expect less.
     console.log(
       `  floor (a framework-free forwarding server, bench/floorServer.mjs): p50 ${ms(f.p50)} (overhead ${ms(f.p50 - d.p50)}); ` +
         `ours over the floor ${ms(o.p50 - f.p50)}`,

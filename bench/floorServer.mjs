@@ -1,5 +1,5 @@
-// The floor for the one-client figure of bench/anchor.ts: the least an MCP server in its own process can add to a
-// call. Plain node:http and undici's request, no framework, no validation, no guards: it answers the SDK client's
+// The floor for the one-client figure of bench/anchor.ts: what an MCP server in its own process adds to a call when
+// it does nothing but forward it. Plain node:http and undici's request, no framework, no validation, no guards: it answers the SDK client's
 // initialize, takes notifications, and forwards a tools/call's get-record arguments to the store emulator
 // (FLOOR_UPSTREAM, with FLOOR_TOKEN), answering with the record as text and structured content, as our tool does.
 // Not a server anyone should run: only a measure of what the second hop itself costs on this machine.
