@@ -263,31 +263,31 @@ export async function benchAnchor() {
     const floorClient = await connect(floorUrl!);
     // The four ways of making the call take turns in a rotating order, so that none always follows the same one
     // (the anchor's slow call leaves the machine in another state than the direct one does).
-    const ways: [number[], (i: number) => Promise<unknown>][] = [
-      [
-        [],
-        (i) =>
-          fetch(`${upstream}/v0/${baseId}/${tableId}/${recordAt(i)}`, { headers: auth }).then((r) =>
-            r.text(),
-          ),
-      ],
-      [[], (i) => ourCall(client, i)],
-      [[], (i) => anchorCall(anchorClient, i)],
-      [[], (i) => floorCall(floorClient, i)],
-    ];
+    const ways = {
+      direct: (i: number) =>
+        fetch(`${upstream}/v0/${baseId}/${tableId}/${recordAt(i)}`, { headers: auth }).then((r) => r.text()),
+      ours: (i: number) => ourCall(client, i),
+      anchor: (i: number) => anchorCall(anchorClient, i),
+      floor: (i: number) => floorCall(floorClient, i),
+    };
+    const names = Object.keys(ways) as (keyof typeof ways)[];
+    const samples = Object.fromEntries(names.map((name) => [name, [] as number[]])) as Record<
+      keyof typeof ways,
+      number[]
+    >;
     for (let i = 0; i < 440; i++) {
-      for (let k = 0; k < ways.length; k++) {
-        const [samples, call] = ways[(i + k) % ways.length]!;
+      for (let k = 0; k < names.length; k++) {
+        const name = names[(i + k) % names.length]!;
         const started = performance.now();
-        await call(i);
-        if (i >= 40) samples.push(performance.now() - started); // the first 40 rounds warm up
+        await ways[name](i);
+        if (i >= 40) samples[name].push(performance.now() - started); // the first 40 rounds warm up
       }
     }
-    const [d, o, a, f] = ways.map(([samples]) => stats(samples)) as [
-      ReturnType<typeof stats>,
-      ReturnType<typeof stats>,
-      ReturnType<typeof stats>,
-      ReturnType<typeof stats>,
+    const [d, o, a, f] = [
+      stats(samples.direct),
+      stats(samples.ours),
+      stats(samples.anchor),
+      stats(samples.floor),
     ];
     console.log(
       `1 client, get one record: direct p50 ${ms(d.p50)}; ours p50 ${ms(o.p50)} (overhead ${ms(o.p50 - d.p50)}, target <= 2 ms); ` +

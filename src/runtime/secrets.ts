@@ -99,14 +99,19 @@ const escapedInJson = new Patterns();
 
 function keep(secret: string): void {
   secrets.add(secret);
-  const escaped = JSON.stringify(secret).slice(1, -1);
+  const escaped = escapedForm(secret);
   if (escaped !== secret) escapedInJson.add(escaped);
 }
 
 function forget(secret: string): void {
   secrets.delete(secret);
-  const escaped = JSON.stringify(secret).slice(1, -1);
+  const escaped = escapedForm(secret);
   if (escaped !== secret) escapedInJson.delete(escaped);
+}
+
+/** A string as JSON writes it inside quotes. */
+function escapedForm(text: string): string {
+  return JSON.stringify(text).slice(1, -1);
 }
 
 /** Remember a secret value so that it is masked wherever it might appear. Short values are ignored: masking
