@@ -449,6 +449,52 @@ describe.skipIf(!HAVE_CHROMIUM)(
       expect(await emulatorSays()).toMatchObject({ enabled: true, perSecond: 5, penaltyMs: 30_000 });
     });
 
+    it('an edit made while the page is still reloading the rate limits is kept, and is what gets saved', {
+      timeout: 60_000,
+    }, async () => {
+      const emulatorSays = async () => {
+        const info = (await (await fetch(`${consoleUrl}console/api/info`)).json()) as {
+          emulators: { service: string; url: string }[];
+        };
+        const url = info.emulators.find((emulator) => emulator.service === 'issuedesk')!.url;
+        return (await (await fetch(`${url}/_emulator/rate-limits`)).json()) as { enabled: boolean };
+      };
+      expect((await emulatorSays()).enabled).toBe(false);
+
+      // Showing the view reloads the form; that reload is held until the user has made an edit.
+      await view('timeline');
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      const pattern = /\/issuedesk\/rate-limits$/;
+      await page.route(pattern, async (route) => {
+        if (route.request().method() === 'GET') await held;
+        await route.continue();
+      });
+      try {
+        const reloaded = page.waitForResponse((response) => pattern.test(response.url()));
+        await view('controls');
+        await page.check('#limits-issuedesk-enabled');
+        release();
+        await (await reloaded).finished();
+        // A round trip through the page, so that it has handled the reload's answer.
+        await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
+        expect(await page.isChecked('#limits-issuedesk-enabled')).toBe(true);
+
+        await page.click('#limits-issuedesk-save');
+        await page.locator('#controls p', { hasText: 'Rate limits on.' }).waitFor(WAIT);
+        expect((await emulatorSays()).enabled).toBe(true);
+      } finally {
+        await page.unroute(pattern);
+      }
+
+      await page.uncheck('#limits-issuedesk-enabled');
+      await page.click('#limits-issuedesk-save');
+      await page.locator('#controls p', { hasText: 'Rate limits off.' }).waitFor(WAIT);
+      expect((await emulatorSays()).enabled).toBe(false);
+    });
+
     // Last: the client remembers the 429's Retry-After (a minute) and holds further calls to that route.
     it("rate limits switched on in the page refuse the agent's next request, marked as a 429 in the timeline", {
       timeout: 60_000,

@@ -4,7 +4,7 @@
 // with reseed.
 
 import { Fragment } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import {
   api,
   errorText,
@@ -184,13 +184,27 @@ function FaultsPanel(props: { service: string; active: boolean; refresh: number 
 
 function RateLimitsPanel(props: { service: string; active: boolean }) {
   const { service } = props;
-  const [config, setConfig] = useState<RateLimitConfig | undefined>();
+  const [config, setLoadedConfig] = useState<RateLimitConfig | undefined>();
   const [error, setError] = useState<string | undefined>();
   const [status, setStatus] = useState('');
+  // Counts the user's edits. The form is reloaded each time the view is shown; a reload that started before
+  // the latest edit must not land on top of it (the edit would be lost, or silently undone before a save).
+  const edits = useRef(0);
+  const edit = (next: RateLimitConfig) => {
+    edits.current += 1;
+    setLoadedConfig(next);
+  };
+  const loadUnlessEdited = (loading: Promise<RateLimitConfig>) => {
+    const editsBefore = edits.current;
+    return loading.then((loaded) => {
+      if (edits.current === editsBefore) setLoadedConfig(loaded);
+      return loaded;
+    });
+  };
 
   useEffect(() => {
     if (!props.active) return;
-    api.rateLimits(service).then(setConfig, (e) => setError(errorText(e)));
+    loadUnlessEdited(api.rateLimits(service)).catch((e) => setError(errorText(e)));
   }, [service, props.active]);
 
   if (!config) return <ErrorNote error={error} />;
@@ -199,15 +213,17 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
   const save = async (event: Event) => {
     event.preventDefault();
     setError(undefined);
+    // Cleared first, so that saving the same setting twice still shows that the second save happened.
+    setStatus('');
     try {
-      setConfig(
-        await api.setRateLimits(service, {
+      const saved = await loadUnlessEdited(
+        api.setRateLimits(service, {
           enabled: config.enabled,
           mode: config.mode,
           limits: config.limits,
         }),
       );
-      setStatus(config.enabled ? 'Rate limits on.' : 'Rate limits off.');
+      setStatus(saved.enabled ? 'Rate limits on.' : 'Rate limits off.');
     } catch (e) {
       setError(errorText(e));
     }
@@ -223,7 +239,7 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
               type="checkbox"
               id={id('enabled')}
               checked={config.enabled}
-              onChange={(e) => setConfig({ ...config, enabled: e.currentTarget.checked })}
+              onChange={(e) => edit({ ...config, enabled: e.currentTarget.checked })}
             />{' '}
             Enforce the upstream's rate limits
           </label>
@@ -234,7 +250,7 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
             <select
               id={id('mode')}
               value={config.mode}
-              onChange={(e) => setConfig({ ...config, mode: e.currentTarget.value })}
+              onChange={(e) => edit({ ...config, mode: e.currentTarget.value })}
             >
               <option value="fixed">fixed</option>
               <option value="sliding">sliding</option>
@@ -278,7 +294,7 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
                       min={0}
                       value={limit}
                       onInput={(e) =>
-                        setConfig({
+                        edit({
                           ...config,
                           limits: { ...config.limits, [route]: Number(e.currentTarget.value) },
                         })
