@@ -447,6 +447,26 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.click(id('save'));
       await page.locator(id('now'), { hasText: 'requests per second, per base: 5' }).waitFor(WAIT);
       expect(await emulatorSays()).toMatchObject({ enabled: true, perSecond: 5, penaltyMs: 30_000 });
+
+      // Set from outside the page (as a user's own script would): the form follows when the view is shown again.
+      const setFromOutside = async (perSecond: number) => {
+        const answer = await fetch(`${storeUrl}/_emulator/base-rate-limit`, {
+          method: 'PUT',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ perSecond }),
+        });
+        expect(answer.status).toBe(200);
+      };
+      await setFromOutside(6);
+      await view('timeline');
+      await view('controls');
+      await page.locator(id('now'), { hasText: 'requests per second, per base: 6' }).waitFor(WAIT);
+      expect(await page.inputValue(id('perSecond'))).toBe('6');
+      await setFromOutside(5);
+      await view('timeline');
+      await view('controls');
+      await page.locator(id('now'), { hasText: 'requests per second, per base: 5' }).waitFor(WAIT);
+      expect(await page.inputValue(id('perSecond'))).toBe('5');
     });
 
     it('an edit made while the page is still reloading the rate limits is kept, and is what gets saved', {

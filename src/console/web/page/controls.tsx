@@ -4,7 +4,7 @@
 // with reseed.
 
 import { Fragment } from 'preact';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   api,
   errorText,
@@ -17,7 +17,7 @@ import {
   type UpstreamLimitField,
   type UpstreamLimitSettings,
 } from './api.js';
-import { ErrorNote, FormOutcome, useRefreshAfterCalls } from './parts.js';
+import { ErrorNote, FormOutcome, useRefreshAfterCalls, useSettingsForm } from './parts.js';
 
 const isNumeric = (field: FaultField) => /int|number/i.test(field.type);
 const isBoolean = (field: FaultField) => /bool/i.test(field.type);
@@ -184,27 +184,14 @@ function FaultsPanel(props: { service: string; active: boolean; refresh: number 
 
 function RateLimitsPanel(props: { service: string; active: boolean }) {
   const { service } = props;
-  const [config, setLoadedConfig] = useState<RateLimitConfig | undefined>();
+  const form = useSettingsForm<RateLimitConfig>(undefined);
+  const config = form.value;
   const [error, setError] = useState<string | undefined>();
   const [status, setStatus] = useState('');
-  // Counts the user's edits. The form is reloaded each time the view is shown; a reload that started before
-  // the latest edit must not land on top of it (the edit would be lost, or silently undone before a save).
-  const edits = useRef(0);
-  const edit = (next: RateLimitConfig) => {
-    edits.current += 1;
-    setLoadedConfig(next);
-  };
-  const loadUnlessEdited = (loading: Promise<RateLimitConfig>) => {
-    const editsBefore = edits.current;
-    return loading.then((loaded) => {
-      if (edits.current === editsBefore) setLoadedConfig(loaded);
-      return loaded;
-    });
-  };
 
   useEffect(() => {
     if (!props.active) return;
-    loadUnlessEdited(api.rateLimits(service)).catch((e) => setError(errorText(e)));
+    api.rateLimits(service).then(form.read, (e) => setError(errorText(e)));
   }, [service, props.active]);
 
   if (!config) return <ErrorNote error={error} />;
@@ -216,7 +203,7 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
     // Cleared first, so that saving the same setting twice still shows that the second save happened.
     setStatus('');
     try {
-      const saved = await loadUnlessEdited(
+      const saved = await form.save(() =>
         api.setRateLimits(service, {
           enabled: config.enabled,
           mode: config.mode,
@@ -239,7 +226,7 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
               type="checkbox"
               id={id('enabled')}
               checked={config.enabled}
-              onChange={(e) => edit({ ...config, enabled: e.currentTarget.checked })}
+              onChange={(e) => form.edit({ ...config, enabled: e.currentTarget.checked })}
             />{' '}
             Enforce the upstream's rate limits
           </label>
@@ -250,7 +237,7 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
             <select
               id={id('mode')}
               value={config.mode}
-              onChange={(e) => edit({ ...config, mode: e.currentTarget.value })}
+              onChange={(e) => form.edit({ ...config, mode: e.currentTarget.value })}
             >
               <option value="fixed">fixed</option>
               <option value="sliding">sliding</option>
@@ -294,7 +281,7 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
                       min={0}
                       value={limit}
                       onInput={(e) =>
-                        edit({
+                        form.edit({
                           ...config,
                           limits: { ...config.limits, [route]: Number(e.currentTarget.value) },
                         })
@@ -334,7 +321,10 @@ function settingText(field: UpstreamLimitField, value: unknown): string {
 
 function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSaved: () => void }) {
   const { service, limit } = props;
-  const [draft, setDraft] = useState<Draft>(() => draftOf(limit, limit.settings));
+  const form = useSettingsForm<Draft>(draftOf(limit, limit.settings));
+  const draft = form.value!;
+  // Re-read after each save and after calls end; shown in the form unless it has unsaved edits.
+  useEffect(() => form.read(draftOf(limit, limit.settings)), [limit.settings]);
   const [error, setError] = useState<string | undefined>();
   const [status, setStatus] = useState('');
   const id = (name: string) => `upstream-${service}-${limit.name}-${name}`;
@@ -352,8 +342,7 @@ function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSa
       else if (typeof value === 'string' && value.trim() !== '') update[field.name] = Number(value);
     }
     try {
-      const answer = await api.setUpstreamLimit(service, limit.name, update);
-      setDraft(draftOf(limit, answer));
+      await form.save(async () => draftOf(limit, await api.setUpstreamLimit(service, limit.name, update)));
       setStatus(`${limit.title} saved.`);
       props.onSaved();
     } catch (e) {
@@ -394,7 +383,7 @@ function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSa
                   type="checkbox"
                   id={id(field.name)}
                   checked={draft[field.name] === true}
-                  onChange={(e) => setDraft({ ...draft, [field.name]: e.currentTarget.checked })}
+                  onChange={(e) => form.edit({ ...draft, [field.name]: e.currentTarget.checked })}
                   aria-describedby={helpIdOf(field, id)}
                 />{' '}
                 {field.label}
@@ -410,7 +399,7 @@ function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSa
                 min={field.min}
                 max={field.max}
                 value={String(draft[field.name] ?? '')}
-                onInput={(e) => setDraft({ ...draft, [field.name]: e.currentTarget.value })}
+                onInput={(e) => form.edit({ ...draft, [field.name]: e.currentTarget.value })}
                 aria-describedby={helpIdOf(field, id)}
               />
               <FieldHelp id={`${id(field.name)}-help`} text={field.description} />

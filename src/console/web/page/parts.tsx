@@ -1,6 +1,7 @@
 // Small pieces several views share: a collapsible JSON block, the upstream-request table (the timeline and the
 // playground show the same rows), time and duration formats, the line that reports a failed request, and the
-// throttled refresh the state and controls views take after calls end.
+// throttled refresh the state and controls views take after calls end, and the form state of settings the page
+// both reads and writes.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Upstream } from './api.js';
@@ -24,6 +25,39 @@ export function useRefreshAfterCalls(active: boolean, endedCount: number): numbe
   }, [active, endedCount]);
   useEffect(() => () => clearTimeout(scheduled.current), []);
   return refresh;
+}
+
+/**
+ * A form over settings that the page re-reads (each time the view is shown, after calls end) and the user edits.
+ * It follows what is read until the user edits it, then keeps the edits until they are saved: a re-read that
+ * lands after an edit must not silently undo it (the save would then send the old setting). Edits made while a
+ * save is under way stay unsaved.
+ */
+export function useSettingsForm<T>(initial: T | undefined) {
+  const [value, setValue] = useState<T | undefined>(initial);
+  const edits = useRef(0);
+  const savedEdits = useRef(0);
+  return {
+    value,
+    edit(next: T) {
+      edits.current += 1;
+      setValue(next);
+    },
+    /** Settings as read: shown unless the user has edits not yet saved. */
+    read(next: T) {
+      if (edits.current === savedEdits.current) setValue(next);
+    },
+    /** Sends the form; the answer (the settings as now stored) is shown unless the user edited meanwhile. */
+    async save(send: () => Promise<T>): Promise<T> {
+      const editsSent = edits.current;
+      const stored = await send();
+      if (edits.current === editsSent) {
+        savedEdits.current = editsSent;
+        setValue(stored);
+      }
+      return stored;
+    },
+  };
 }
 
 export function formatTime(iso: string): string {
