@@ -341,6 +341,7 @@ function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSa
       if (field.type === 'boolean') update[field.name] = value === true;
       else if (typeof value === 'string' && value.trim() !== '') update[field.name] = Number(value);
     }
+    setStatus('');
     try {
       await form.save(async () => draftOf(limit, await api.setUpstreamLimit(service, limit.name, update)));
       setStatus(`${limit.title} saved.`);
