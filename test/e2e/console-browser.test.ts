@@ -437,8 +437,10 @@ describe.skipIf(!HAVE_CHROMIUM)(
 
       await page.fill(id('perSecond'), '7');
       await page.fill(id('penaltyMs'), '1000');
+      expect(await page.textContent(id('unsaved'))).toContain('Not saved yet.');
       await page.click(id('save'));
       await page.locator(id('now'), { hasText: 'requests per second, per base: 7' }).waitFor(WAIT);
+      await page.locator(id('unsaved')).waitFor({ ...WAIT, state: 'detached' });
       expect(await emulatorSays()).toMatchObject({ enabled: true, perSecond: 7, penaltyMs: 1000 });
 
       // Back to the upstream's numbers, from the page, for the tests after this one.
@@ -501,10 +503,12 @@ describe.skipIf(!HAVE_CHROMIUM)(
         // A round trip through the page, so that it has handled the reload's answer.
         await page.evaluate(() => new Promise((resolve) => setTimeout(resolve, 0)));
         expect(await page.isChecked('#limits-issuedesk-enabled')).toBe(true);
+        expect(await page.textContent('#limits-issuedesk-unsaved')).toContain('Not saved yet.');
 
         await page.click('#limits-issuedesk-save');
         await page.locator('#controls p', { hasText: 'Rate limits on.' }).waitFor(WAIT);
         expect((await emulatorSays()).enabled).toBe(true);
+        expect(await page.locator('#limits-issuedesk-unsaved').count()).toBe(0);
       } finally {
         await page.unroute(pattern);
       }

@@ -296,10 +296,21 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
         <button type="submit" id={id('save')}>
           Save rate limits
         </button>
+        <Unsaved id={id('unsaved')} shown={form.unsaved} />
       </form>
       <FormOutcome error={error} status={status} />
     </div>
   );
+}
+
+/** Beside a settings form's save button while it holds edits that are not stored yet. */
+function Unsaved(props: { id: string; shown: boolean }) {
+  return props.shown ? (
+    <span class="muted" id={props.id}>
+      {' '}
+      Not saved yet.
+    </span>
+  ) : null;
 }
 
 type Draft = Record<string, string | boolean>;
@@ -410,6 +421,7 @@ function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSa
         <button type="submit" id={id('save')}>
           Save {limit.title.toLowerCase()}
         </button>
+        <Unsaved id={id('unsaved')} shown={form.unsaved} />
       </form>
       {penalized.length > 0 ? (
         <>

@@ -39,6 +39,8 @@ export function useSettingsForm<T>(initial: T | undefined) {
   const savedEdits = useRef(0);
   return {
     value,
+    /** The user has edits not yet saved (each edit and each save re-renders, so this is current). */
+    unsaved: edits.current !== savedEdits.current,
     edit(next: T) {
       edits.current += 1;
       setValue(next);
