@@ -193,6 +193,7 @@ export function startSandboxConsole(options: {
     });
     api.get('/emulators/:service/faults', (c) => control(c, 'GET', '/faults'));
     api.put('/emulators/:service/faults', (c) => control(c, 'PUT', '/faults'));
+    api.post('/emulators/:service/faults', (c) => control(c, 'POST', '/faults'));
     api.delete('/emulators/:service/faults', (c) => control(c, 'DELETE', '/faults'));
     api.get('/emulators/:service/rate-limits', (c) => control(c, 'GET', '/rate-limits'));
     api.put('/emulators/:service/rate-limits', (c) => control(c, 'PUT', '/rate-limits'));

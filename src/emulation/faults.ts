@@ -67,15 +67,27 @@ interface CompiledRule {
   remaining: number | undefined;
 }
 
+function compileRule(rule: FaultRule): CompiledRule {
+  return {
+    rule: { ...rule },
+    matchPath: rule.path === undefined ? undefined : compilePathPattern(rule.path),
+    remaining: rule.times,
+  };
+}
+
 export class FaultInjector {
   #rules: CompiledRule[] = [];
 
   set(rules: readonly FaultRule[]): void {
-    this.#rules = rules.map((rule) => ({
-      rule: { ...rule },
-      matchPath: rule.path === undefined ? undefined : compilePathPattern(rule.path),
-      remaining: rule.times,
-    }));
+    this.#rules = rules.map(compileRule);
+  }
+
+  /**
+   * Adds rules after the active ones, which keep what is left of their `times`. Adding is not the same as
+   * setting the list read earlier plus the new rule: requests since that read may have used rules up.
+   */
+  add(rules: readonly FaultRule[]): void {
+    this.#rules.push(...rules.map(compileRule));
   }
 
   clear(): void {

@@ -4,7 +4,7 @@
  */
 import type { Context, Hono } from 'hono';
 import { CONTROL_PREFIX, type EmulatorEnv } from './env.js';
-import { type FaultInjector, parseFaultRules } from './faults.js';
+import { type FaultInjector, type FaultRule, parseFaultRules } from './faults.js';
 import { parseRateLimitUpdate, type RateLimiter } from './rateLimit.js';
 import type { RequestLog } from './requestLog.js';
 import { err, ok, type Result } from './result.js';
@@ -160,14 +160,25 @@ export function mountInspection(app: Hono<EmulatorEnv>, deps: InspectionDeps): v
 
   app.get(`${base}/faults`, (c) => c.json({ rules: faults.list() }));
 
-  app.put(`${base}/faults`, async (c) => {
-    const body = await readOptionalJson(c);
-    if (!body.ok) return controlError(c, 400, body.error);
-    const rules = parseFaultRules(body.value);
-    if (!rules.ok) return controlError(c, 400, `Invalid fault rules: ${rules.error}`);
-    faults.set(rules.value);
-    return c.json({ rules: faults.list() });
-  });
+  // PUT replaces the list; POST adds to it (same body), leaving the active rules and their counts as they are.
+  const withFaultRules =
+    (apply: (rules: FaultRule[]) => void) =>
+    async (c: Context<EmulatorEnv>): Promise<Response> => {
+      const body = await readOptionalJson(c);
+      if (!body.ok) return controlError(c, 400, body.error);
+      const rules = parseFaultRules(body.value);
+      if (!rules.ok) return controlError(c, 400, `Invalid fault rules: ${rules.error}`);
+      apply(rules.value);
+      return c.json({ rules: faults.list() });
+    };
+  app.put(
+    `${base}/faults`,
+    withFaultRules((rules) => faults.set(rules)),
+  );
+  app.post(
+    `${base}/faults`,
+    withFaultRules((rules) => faults.add(rules)),
+  );
 
   app.delete(`${base}/faults`, (c) => {
     faults.clear();

@@ -219,6 +219,39 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.locator('#faults-store-none').waitFor(WAIT);
     });
 
+    it("a fault added in the page leaves the active rules as requests left them, even requests this server didn't send", {
+      timeout: 60_000,
+    }, async () => {
+      const info = (await (await fetch(`${consoleUrl}console/api/info`)).json()) as {
+        emulators: { service: string; url: string }[];
+      };
+      const issuedeskUrl = info.emulators.find((emulator) => emulator.service === 'issuedesk')!.url;
+      const addFault = async (kind: string, fields: Record<string, string>, rulesAfter: number) => {
+        await page.selectOption('#fault-issuedesk-kind', kind);
+        for (const [name, value] of Object.entries(fields))
+          await page.fill(`#fault-issuedesk-${name}`, value);
+        await page.click('#fault-issuedesk-add');
+        await page.locator(`#faults-issuedesk li:nth-child(${rulesAfter})`).waitFor(WAIT);
+      };
+
+      await view('controls');
+      await addFault('error', { status: '503', times: '2' }, 1);
+      // The user's own code uses one of the two: the page hears nothing of it (it is no call of this server).
+      expect((await fetch(`${issuedeskUrl}/me`)).status).toBe(503);
+
+      await addFault('latency', { latencyMs: '1', times: '1' }, 2);
+      const rules = ((await (await fetch(`${issuedeskUrl}/_emulator/faults`)).json()) as { rules: unknown[] })
+        .rules;
+      expect(rules).toMatchObject([
+        { kind: 'error', status: 503, times: 1 },
+        { kind: 'latency', latencyMs: 1, times: 1 },
+      ]);
+      expect(await page.textContent('#faults-issuedesk li[data-kind="error"]')).toContain('times 1');
+
+      await page.click('#fault-issuedesk-clear');
+      await page.locator('#faults-issuedesk-none').waitFor(WAIT);
+    });
+
     it('the playground runs a schema-mode tool in both modes: body schema fetched, then executed', {
       timeout: 60_000,
     }, async () => {

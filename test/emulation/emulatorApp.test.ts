@@ -141,6 +141,32 @@ describe('createEmulatorApp', () => {
     expect((await app.request('/widgets', { headers: auth })).status).toBe(200);
   });
 
+  it('adds fault rules with POST after the active ones, which keep what is left of their counts', async () => {
+    const { app, auth } = toyEmulator();
+    const send = (method: 'PUT' | 'POST', body: unknown) =>
+      app.request('/_emulator/faults', { method, body: JSON.stringify(body) });
+    await send('PUT', { rules: [{ path: '/widgets', kind: 'error', status: 503, times: 2 }] });
+    expect((await app.request('/widgets', { headers: auth })).status).toBe(503);
+
+    const added = await send('POST', { rules: [{ path: '/widgets', kind: 'error', status: 502, times: 1 }] });
+    expect(added.status).toBe(200);
+    // The first rule has one request left, not the two it was set with.
+    expect(await added.json()).toEqual({
+      rules: [
+        { path: '/widgets', kind: 'error', status: 503, times: 1, index: 0 },
+        { path: '/widgets', kind: 'error', status: 502, times: 1, index: 1 },
+      ],
+    });
+    expect((await app.request('/widgets', { headers: auth })).status).toBe(503);
+    expect((await app.request('/widgets', { headers: auth })).status).toBe(502);
+    expect((await app.request('/widgets', { headers: auth })).status).toBe(200);
+
+    const bad = await send('POST', { rules: [{ kind: 'latency' }] });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/rules\[0\]\.latencyMs/);
+    expect(await (await app.request('/_emulator/faults')).json()).toEqual({ rules: [] });
+  });
+
   it('applies faults before auth, like a failing gateway', async () => {
     const { app, faults } = toyEmulator();
     faults.set([{ kind: 'rate_limit', retryAfterSeconds: 7 }]);

@@ -179,8 +179,9 @@ export const api = {
   faultKinds: (service: string) =>
     request<{ kinds: FaultKind[] }>('GET', emulatorPath(service, 'fault-kinds')),
   faults: (service: string) => request<{ rules: FaultRule[] }>('GET', emulatorPath(service, 'faults')),
-  setFaults: (service: string, rules: FaultRule[]) =>
-    request<{ rules: FaultRule[] }>('PUT', emulatorPath(service, 'faults'), { rules }),
+  /** Adds after the active rules, which keep what is left of their counts (the emulator appends, in one step). */
+  addFaults: (service: string, rules: FaultRule[]) =>
+    request<{ rules: FaultRule[] }>('POST', emulatorPath(service, 'faults'), { rules }),
   clearFaults: (service: string) =>
     request<{ rules: FaultRule[] }>('DELETE', emulatorPath(service, 'faults')),
   rateLimits: (service: string) => request<RateLimitConfig>('GET', emulatorPath(service, 'rate-limits')),

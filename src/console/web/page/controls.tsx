@@ -22,7 +22,7 @@ import { ErrorNote, FormOutcome, useRefreshAfterCalls, useSettingsForm } from '.
 const isNumeric = (field: FaultField) => /int|number/i.test(field.type);
 const isBoolean = (field: FaultField) => /bool/i.test(field.type);
 
-/** The rule as the emulator reports it, less the `index` it adds: what is sent back when the list is replaced. */
+/** The rule as the emulator reports it, less the `index` it adds (its position, not a setting). */
 function storedRule(rule: FaultRule): FaultRule {
   const { index: _index, ...rest } = rule;
   return rest as FaultRule;
@@ -78,7 +78,9 @@ function FaultsPanel(props: { service: string; active: boolean; refresh: number 
       else rule[field.name] = raw;
     }
     try {
-      const answer = await api.setFaults(service, [...rules.map(storedRule), rule]);
+      // Added by the emulator, not sent back as the list read earlier plus this rule: requests since that read
+      // (this server's, or anyone's) may have used rules up, and sending them back would revive them.
+      const answer = await api.addFaults(service, [rule]);
       setRules(answer.rules);
       setStatus(`Fault added: ${kind}.`);
     } catch (e) {
