@@ -236,8 +236,9 @@ describe.skipIf(!HAVE_CHROMIUM)(
 
       await view('controls');
       await addFault('error', { status: '503', times: '2' }, 1);
-      // The user's own code uses one of the two: the page hears nothing of it (it is no call of this server).
+      // The user's own code uses one of the two: no call of this server ends, yet the page re-reads the rules.
       expect((await fetch(`${issuedeskUrl}/me`)).status).toBe(503);
+      await page.locator('#faults-issuedesk li[data-kind="error"]', { hasText: 'times 1' }).waitFor(WAIT);
 
       await addFault('latency', { latencyMs: '1', times: '1' }, 2);
       const rules = ((await (await fetch(`${issuedeskUrl}/_emulator/faults`)).json()) as { rules: unknown[] })

@@ -17,7 +17,7 @@ import {
   type UpstreamLimitField,
   type UpstreamLimitSettings,
 } from './api.js';
-import { ErrorNote, FormOutcome, useRefreshAfterCalls, useSettingsForm } from './parts.js';
+import { ErrorNote, FormOutcome, useSettingsForm, useViewRefresh } from './parts.js';
 
 const isNumeric = (field: FaultField) => /int|number/i.test(field.type);
 const isBoolean = (field: FaultField) => /bool/i.test(field.type);
@@ -54,7 +54,7 @@ function FaultsPanel(props: { service: string; active: boolean; refresh: number 
       (e) => setError(errorText(e)),
     );
   }, [service, props.active]);
-  // Again after calls end: a rule for the next N requests is gone once they came.
+  // Again after calls end and now and then: a rule for the next N requests is gone once they came.
   useEffect(() => {
     if (!props.active) return;
     api.faults(service).then(
@@ -184,7 +184,7 @@ function FaultsPanel(props: { service: string; active: boolean; refresh: number 
   );
 }
 
-function RateLimitsPanel(props: { service: string; active: boolean }) {
+function RateLimitsPanel(props: { service: string; active: boolean; refresh: number }) {
   const { service } = props;
   const form = useSettingsForm<RateLimitConfig>(undefined);
   const config = form.value;
@@ -194,7 +194,7 @@ function RateLimitsPanel(props: { service: string; active: boolean }) {
   useEffect(() => {
     if (!props.active) return;
     api.rateLimits(service).then(form.read, (e) => setError(errorText(e)));
-  }, [service, props.active]);
+  }, [service, props.active, props.refresh]);
 
   if (!config) return <ErrorNote error={error} />;
   const id = (name: string) => `limits-${service}-${name}`;
@@ -336,7 +336,7 @@ function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSa
   const { service, limit } = props;
   const form = useSettingsForm<Draft>(draftOf(limit, limit.settings));
   const draft = form.value!;
-  // Re-read after each save and after calls end; shown in the form unless it has unsaved edits.
+  // Re-read after each save, after calls end and now and then; shown in the form unless it has unsaved edits.
   useEffect(() => form.read(draftOf(limit, limit.settings)), [limit.settings]);
   const [error, setError] = useState<string | undefined>();
   const [status, setStatus] = useState('');
@@ -453,7 +453,7 @@ function UpstreamLimitsPanels(props: { service: string; active: boolean; refresh
   const [error, setError] = useState<string | undefined>();
   const [saved, setSaved] = useState(0);
 
-  // Again after calls end (a base may have gone into its penalty) and after a save.
+  // Again after calls end and now and then (a base may have gone into its penalty), and after a save.
   useEffect(() => {
     if (!props.active) return;
     api.upstreamLimits(service).then(
@@ -523,7 +523,7 @@ function ResetPanel(props: { service: string }) {
 
 export function ControlsView(props: { info: Info | undefined; active: boolean; endedCount: number }) {
   const emulators = props.info?.emulators ?? [];
-  const refresh = useRefreshAfterCalls(props.active, props.endedCount);
+  const refresh = useViewRefresh(props.active, props.endedCount);
   return (
     <>
       <h2>Controls</h2>
@@ -539,7 +539,7 @@ export function ControlsView(props: { info: Info | undefined; active: boolean; e
           </h3>
           <div class="panels">
             <FaultsPanel service={emulator.service} active={props.active} refresh={refresh} />
-            <RateLimitsPanel service={emulator.service} active={props.active} />
+            <RateLimitsPanel service={emulator.service} active={props.active} refresh={refresh} />
             <UpstreamLimitsPanels service={emulator.service} active={props.active} refresh={refresh} />
             <ResetPanel service={emulator.service} />
           </div>

@@ -1,19 +1,23 @@
 // Small pieces several views share: a collapsible JSON block, the upstream-request table (the timeline and the
 // playground show the same rows), time and duration formats, the line that reports a failed request, and the
-// throttled refresh the state and controls views take after calls end, and the form state of settings the page
-// both reads and writes.
+// refresh the state and controls views take (after calls end, and now and then for requests from elsewhere), and
+// the form state of settings the page both reads and writes.
 
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Upstream } from './api.js';
 
 const REFRESH_MS = 500;
+const OUTSIDE_MS = 3000;
 
 /**
- * A counter that goes up after calls end (`endedCount` moves) while a view is `active`, at most once per
- * REFRESH_MS however many end: an agent making fifty calls a second must not make the page re-read the emulators
- * fifty times a second. A view re-reads what it shows when it changes.
+ * A counter a view re-reads what it shows on, while it is `active`:
+ * - after calls end (`endedCount` moves), at most once per REFRESH_MS however many end: an agent making fifty
+ *   calls a second must not make the page re-read the emulators fifty times a second;
+ * - every OUTSIDE_MS while the page is visible, since the emulators also serve requests this page never hears of
+ *   (another process on the same sandbox, the user's own code), which change their data, use fault rules up and
+ *   put bases into their penalty.
  */
-export function useRefreshAfterCalls(active: boolean, endedCount: number): number {
+export function useViewRefresh(active: boolean, endedCount: number): number {
   const [refresh, setRefresh] = useState(0);
   const scheduled = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => {
@@ -24,6 +28,13 @@ export function useRefreshAfterCalls(active: boolean, endedCount: number): numbe
     }, REFRESH_MS);
   }, [active, endedCount]);
   useEffect(() => () => clearTimeout(scheduled.current), []);
+  useEffect(() => {
+    if (!active) return;
+    const timer = setInterval(() => {
+      if (document.visibilityState === 'visible') setRefresh((n) => n + 1);
+    }, OUTSIDE_MS);
+    return () => clearInterval(timer);
+  }, [active]);
   return refresh;
 }
 

@@ -4,7 +4,7 @@
 
 import { useEffect, useState } from 'preact/hooks';
 import { api, errorText, type StateSummary, type StateTable } from './api.js';
-import { ErrorNote, formatTime, useRefreshAfterCalls } from './parts.js';
+import { ErrorNote, formatTime, useViewRefresh } from './parts.js';
 
 interface Selection {
   service: string;
@@ -26,9 +26,9 @@ export function StateView(props: { active: boolean; endedCount: number }) {
   const [onlyChanged, setOnlyChanged] = useState(false);
   const [error, setError] = useState<string | undefined>();
 
-  const refresh = useRefreshAfterCalls(props.active, props.endedCount);
+  const refresh = useViewRefresh(props.active, props.endedCount);
 
-  // Counts and the open table, on opening the view and after calls ended while it is open.
+  // Counts and the open table, on opening the view, after calls ended while it is open, and now and then.
   useEffect(() => {
     if (!props.active) return;
     let current = true;
