@@ -186,7 +186,7 @@ function FaultsPanel(props: { service: string; active: boolean; refresh: number 
 
 function RateLimitsPanel(props: { service: string; active: boolean; refresh: number }) {
   const { service } = props;
-  const form = useSettingsForm<RateLimitConfig>(undefined);
+  const form = useSettingsForm<RateLimitConfig>();
   const config = form.value;
   const [error, setError] = useState<string | undefined>();
   const [status, setStatus] = useState('');
@@ -334,7 +334,7 @@ function settingText(field: UpstreamLimitField, value: unknown): string {
 
 function UpstreamLimitPanel(props: { service: string; limit: UpstreamLimit; onSaved: () => void }) {
   const { service, limit } = props;
-  const form = useSettingsForm<Draft>(draftOf(limit, limit.settings));
+  const form = useSettingsForm<Draft>(() => draftOf(limit, limit.settings));
   const draft = form.value!;
   // Re-read after each save, after calls end and now and then; shown in the form unless it has unsaved edits.
   useEffect(() => form.read(draftOf(limit, limit.settings)), [limit.settings]);

@@ -44,7 +44,8 @@ export function useViewRefresh(active: boolean, endedCount: number): number {
  * lands after an edit must not silently undo it (the save would then send the old setting). Edits made while a
  * save is under way stay unsaved.
  */
-export function useSettingsForm<T>(initial: T | undefined) {
+export function useSettingsForm<T>(initial?: () => T) {
+  // Lazy, as useState takes it: the first values are worked out on the first render only.
   const [value, setValue] = useState<T | undefined>(initial);
   const edits = useRef(0);
   const savedEdits = useRef(0);
