@@ -128,6 +128,13 @@ describe.skipIf(!HAVE_CHROMIUM)(
       await page.click(`#view-${name}`);
       await page.locator(`section#${name}:not([hidden])`).waitFor(WAIT);
     };
+    /** Where an emulator of the sandbox listens, as the console reports it. */
+    const emulatorUrl = async (service: string) => {
+      const info = (await (await fetch(`${consoleUrl}console/api/info`)).json()) as {
+        emulators: { service: string; url: string }[];
+      };
+      return info.emulators.find((emulator) => emulator.service === service)!.url;
+    };
 
     it('says that it shows only this process, and loads nothing from elsewhere', async () => {
       await view('timeline');
@@ -222,10 +229,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
     it("a fault added in the page leaves the active rules as requests left them, even requests this server didn't send", {
       timeout: 60_000,
     }, async () => {
-      const info = (await (await fetch(`${consoleUrl}console/api/info`)).json()) as {
-        emulators: { service: string; url: string }[];
-      };
-      const issuedeskUrl = info.emulators.find((emulator) => emulator.service === 'issuedesk')!.url;
+      const issuedeskUrl = await emulatorUrl('issuedesk');
       const addFault = async (kind: string, fields: Record<string, string>, rulesAfter: number) => {
         await page.selectOption('#fault-issuedesk-kind', kind);
         for (const [name, value] of Object.entries(fields))
@@ -451,10 +455,7 @@ describe.skipIf(!HAVE_CHROMIUM)(
     });
 
     it("shows the store's per-base rate limit as the upstream enforces it, and setting it in the page reaches the emulator", async () => {
-      const info = (await (await fetch(`${consoleUrl}console/api/info`)).json()) as {
-        emulators: { service: string; url: string }[];
-      };
-      const storeUrl = info.emulators.find((emulator) => emulator.service === 'store')!.url;
+      const storeUrl = await emulatorUrl('store');
       const emulatorSays = async () =>
         (await (await fetch(`${storeUrl}/_emulator/base-rate-limit`)).json()) as Record<string, unknown>;
       const id = (name: string) => `#upstream-store-base-rate-limit-${name}`;
@@ -509,13 +510,9 @@ describe.skipIf(!HAVE_CHROMIUM)(
     it('an edit made while the page is still reloading the rate limits is kept, and is what gets saved', {
       timeout: 60_000,
     }, async () => {
-      const emulatorSays = async () => {
-        const info = (await (await fetch(`${consoleUrl}console/api/info`)).json()) as {
-          emulators: { service: string; url: string }[];
-        };
-        const url = info.emulators.find((emulator) => emulator.service === 'issuedesk')!.url;
-        return (await (await fetch(`${url}/_emulator/rate-limits`)).json()) as { enabled: boolean };
-      };
+      const issuedeskUrl = await emulatorUrl('issuedesk');
+      const emulatorSays = async () =>
+        (await (await fetch(`${issuedeskUrl}/_emulator/rate-limits`)).json()) as { enabled: boolean };
       expect((await emulatorSays()).enabled).toBe(false);
 
       // Showing the view reloads the form; that reload is held until the user has made an edit.
